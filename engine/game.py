@@ -1,0 +1,243 @@
+"""The game interface every game implements (in the manner of OpenSpiel's Game/State).
+
+Search, protocol and referee only ever talk to these two classes, never to a concrete game:
+
+* :class:`Rules` is a game with its rule options fixed (a *variant*: ``zola-8``, ``zhadu-star``).
+  It makes start positions and parses position strings.
+* :class:`State` is one position plus the history that matters for its rules (repetition
+  counts, for instance). It is mutable: ``play``/``undo`` make and unmake moves in place.
+
+Moves are small ints inside the engine (their encoding is the game's business); text appears
+only through ``move_text``/``parse_move``. Wherever moves are listed as text they are sorted in
+code-point order of the text (:func:`legal_moves_text`).
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from typing import Any, Iterable
+
+
+class Outcome(enum.Enum):
+    """How a finished game ended."""
+
+    P1_WIN = "p1win"
+    P2_WIN = "p2win"
+    DRAW = "draw"
+
+    @property
+    def result(self) -> str:
+        """The result as written in game records: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        return {"p1win": "1-0", "p2win": "0-1", "draw": "1/2-1/2"}[self.value]
+
+    @property
+    def winner(self) -> int | None:
+        """0 for p1, 1 for p2, None for a draw."""
+        return {"p1win": 0, "p2win": 1, "draw": None}[self.value]
+
+    @staticmethod
+    def win_for(side: int) -> "Outcome":
+        """The outcome in which ``side`` (0 = p1, 1 = p2) wins."""
+        return Outcome.P1_WIN if side == 0 else Outcome.P2_WIN
+
+
+class GameError(ValueError):
+    """Base class of every error the rules core raises for bad input."""
+
+
+class MoveError(GameError):
+    """A move text that cannot be played here."""
+
+
+class InvalidMoveError(MoveError):
+    """The text is no move in this game's notation (bad syntax, unknown square or stone)."""
+
+
+class IllegalMoveError(MoveError):
+    """The text is a well-formed move that is not legal in this position (or the game is over)."""
+
+
+class PositionError(GameError):
+    """A position string that is malformed, inconsistent, or for another board."""
+
+
+class RulesError(GameError):
+    """Base class of errors in choosing a game and its rules."""
+
+
+class UnknownGameError(RulesError):
+    """A name that is no game or variant."""
+
+
+class UnknownRuleError(RulesError):
+    """A rule option that the game does not have."""
+
+
+class BadRuleValueError(RulesError):
+    """A rule option with a value out of range or not in its list."""
+
+
+class Rules(ABC):
+    """A game with fixed rule options: the factory of its positions."""
+
+    #: The game family, e.g. ``"zola"``.
+    game: str
+    #: The canonical variant name, e.g. ``"zola-8"``; one of the registry's names.
+    name: str
+    #: The rule options as given to ``setup`` (canonical text values), e.g. ``{"size": "8"}``.
+    options: dict[str, str]
+    #: Player names for people (``("Red", "Blue")``); p1 is index 0.
+    player_names: tuple[str, str]
+
+    @abstractmethod
+    def start(self) -> "State":
+        """The start position of this variant."""
+
+    @abstractmethod
+    def parse_position(self, text: str) -> "State":
+        """The position a position string describes; raises :class:`PositionError`."""
+
+    def describe(self) -> str:
+        """The variant with its rules, as text for people and records (``zhadu quiet 50``)."""
+        extra = " ".join(f"{k} {v}" for k, v in sorted(self.options.items()))
+        return f"{self.game} {extra}".strip()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and (self.game, self.options) == (other.game, other.options)
+
+    def __hash__(self) -> int:
+        return hash((self.game, tuple(sorted(self.options.items()))))
+
+    def __repr__(self) -> str:
+        return f"<Rules {self.describe()}>"
+
+
+class State(ABC):
+    """One position of a game, with make/unmake.
+
+    Implementations keep their hot data in plain ints; the methods below are the only
+    contract. ``play`` must only be given moves from ``legal_moves`` (it does not check);
+    ``parse_move`` is the checked entry point for text.
+    """
+
+    rules: Rules
+
+    # --- moves -----------------------------------------------------------------------------
+    @abstractmethod
+    def legal_moves(self) -> list[int]:
+        """Every legal move (``pass`` included when it is the only one); empty iff game over."""
+
+    def captures(self) -> list[int]:
+        """The legal moves that capture (for quiescence search); empty once the game is over."""
+        return [m for m in self.legal_moves() if self.is_capture(m)]
+
+    def count_moves(self) -> int:
+        """``len(self.legal_moves())``, possibly faster: perft's bulk count at the leaves."""
+        return len(self.legal_moves())
+
+    @abstractmethod
+    def is_capture(self, move: int) -> bool:
+        """Whether the (legal) move captures a stone."""
+
+    def capture_value(self, move: int) -> int:
+        """A rough worth of what the move captures (0 if nothing), for move ordering."""
+        return 1 if self.is_capture(move) else 0
+
+    @abstractmethod
+    def play(self, move: int) -> None:
+        """Make a legal move in place."""
+
+    @abstractmethod
+    def undo(self) -> None:
+        """Unmake the last move made with :meth:`play`; restores position, hash and counters."""
+
+    @abstractmethod
+    def copy(self) -> "State":
+        """An independent copy, with the same history (so repetitions still count)."""
+
+    # --- the game's state ------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def side_to_move(self) -> int:
+        """0 if p1 is to move, 1 if p2."""
+
+    @property
+    @abstractmethod
+    def key(self) -> int:
+        """A 64-bit hash of everything that makes two positions the same for the rules."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The outcome if the game is over, else None."""
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.outcome() is not None
+
+    def termination(self) -> str | None:
+        """Why the game ended, in a few words (``"all captured"``, ``"repetition"``)."""
+        return None if self.outcome() is None else "rules"
+
+    @property
+    def history_length(self) -> int:
+        """How many moves :meth:`undo` can take back."""
+        return 0
+
+    # --- text --------------------------------------------------------------------------------
+    @abstractmethod
+    def move_text(self, move: int) -> str:
+        """The canonical text of a move (of this position)."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> int:
+        """The legal move a text names.
+
+        Raises :class:`InvalidMoveError` if the text is no move in the notation and
+        :class:`IllegalMoveError` if it is one that is not legal here.
+        """
+
+    @abstractmethod
+    def position_text(self) -> str:
+        """The position string (the protocol's ``fen``)."""
+
+    @abstractmethod
+    def diagram(self) -> str:
+        """A multi-line picture of the board for people (the protocol's ``d``)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.position_text()!r}>"
+
+
+def sorted_moves(state: State) -> list[tuple[str, int]]:
+    """The legal moves as ``(text, move)`` pairs in code-point order of the text."""
+    return sorted((state.move_text(m), m) for m in state.legal_moves())
+
+
+def legal_moves_text(state: State) -> list[str]:
+    """The legal moves as canonical text, in code-point order."""
+    return [text for text, _ in sorted_moves(state)]
+
+
+def play_texts(state: State, texts: Iterable[str]) -> int:
+    """Play move texts in order, all or none; returns how many were played.
+
+    On an error the state is restored and the error is re-raised with the failing move's
+    index in ``error.args``-independent attribute ``index``.
+    """
+    played = 0
+    try:
+        for text in texts:
+            state.play(state.parse_move(text))
+            played += 1
+    except MoveError as exc:
+        for _ in range(played):
+            state.undo()
+        exc.index = played  # type: ignore[attr-defined]
+        raise
+    return played
+
+
+def options_text(options: dict[str, Any]) -> str:
+    """Rule options as ``key value`` pairs (the ``setup`` syntax)."""
+    return " ".join(f"{k} {v}" for k, v in sorted(options.items()))
