@@ -1,0 +1,112 @@
+"""Generic conformance tests, run over every registered variant through the interface only.
+
+Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
+unique and sorted as text, count and capture lists agree, moves and position strings
+round-trip, and make/unmake restores position and hash. New games get these for free.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.game import Outcome, State, legal_moves_text, sorted_moves
+from engine.variants import make_rules, variant_names
+
+VARIANTS = variant_names()
+MAX_PLIES = 5000
+
+
+def _snapshot(state: State) -> tuple:
+    return (state.position_text(), state.key, state.side_to_move, state.outcome(),
+            state.history_length)
+
+
+def _check_position(state: State) -> None:
+    moves = state.legal_moves()
+    outcome = state.outcome()
+    assert bool(moves) == (outcome is None), state.position_text()
+    assert state.is_over() == (outcome is not None)
+    assert state.count_moves() == len(moves)
+    texts = [state.move_text(m) for m in moves]
+    assert len(set(texts)) == len(texts) == len(set(moves)), "duplicate moves"
+    assert legal_moves_text(state) == sorted(texts)
+    assert [m for _, m in sorted_moves(state)] == [m for _, m in sorted(zip(texts, moves))]
+    assert set(state.captures()) == {m for m in moves if state.is_capture(m)}
+    for move, text in zip(moves, texts):
+        assert state.parse_move(text) == move
+        assert state.parse_move(text.upper()) == move
+    # position string round trip: same text, same hash, same moves
+    text = state.position_text()
+    parsed = state.rules.parse_position(text)
+    assert parsed.position_text() == text
+    assert parsed.key == state.key, "incremental hash differs from a fresh one"
+    assert parsed.side_to_move == state.side_to_move
+    if outcome is None:
+        assert legal_moves_text(parsed) == sorted(texts)
+
+
+def _check_undo(state: State, rng: random.Random) -> None:
+    before = _snapshot(state)
+    moves = state.legal_moves()
+    for move in rng.sample(moves, min(len(moves), 6)):
+        state.play(move)
+        assert state.key != before[1] or state.position_text() == before[0]
+        assert state.history_length == before[4] + 1
+        state.undo()
+        assert _snapshot(state) == before
+
+
+def _playout(variant: str, seed: int) -> int:
+    rng = random.Random(seed)
+    rules = make_rules(variant)
+    state = rules.start()
+    start = _snapshot(state)
+    plies = 0
+    while True:
+        _check_position(state)
+        _check_undo(state, rng)
+        moves = state.legal_moves()
+        if not moves:
+            break
+        state.play(rng.choice(moves))
+        plies += 1
+        assert plies < MAX_PLIES, f"{variant}: game did not end"
+    assert isinstance(state.outcome(), Outcome)
+    copy = state.copy()
+    for _ in range(plies):
+        state.undo()
+    assert _snapshot(state) == start, "undoing the whole game does not restore the start"
+    assert copy.history_length == plies and copy.is_over()
+    return plies
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("seed", range(3))
+def test_random_playouts(variant: str, seed: int) -> None:
+    assert _playout(variant, seed) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_many_random_playouts(variant: str) -> None:
+    for seed in range(100, 160):
+        _playout(variant, seed)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_copy_is_independent(variant: str) -> None:
+    state = make_rules(variant).start()
+    copy = state.copy()
+    copy.play(copy.legal_moves()[0])
+    assert state.history_length == 0 and copy.history_length == 1
+    assert state.position_text() == make_rules(variant).start().position_text()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_registry_names_round_trip(variant: str) -> None:
+    rules = make_rules(variant)
+    assert rules.name == variant
+    assert make_rules(rules.game, rules.options) == rules
+    assert make_rules(variant.upper()).name == variant

@@ -1,0 +1,189 @@
+"""Zola rules core: perft tables, hand positions, the naive cross-check, and bad input."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import naive_zola
+import perft_table
+from engine.game import (
+    IllegalMoveError,
+    InvalidMoveError,
+    Outcome,
+    PositionError,
+    legal_moves_text,
+)
+from engine.variants import make_rules
+from engine.zola import PASS, ZolaRules
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize("case", perft_table.load("zola_perft.txt"))
+def test_perft_table(case: perft_table.PerftCase) -> None:
+    perft_table.check(case)
+
+
+def _hand_positions():
+    for line in (DATA / "zola_moves.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            variant, position, moves = (f.strip() for f in line.split("|"))
+            yield pytest.param(variant, position, moves.split(), id=position)
+
+
+@pytest.mark.parametrize("variant,position,expected", list(_hand_positions()))
+def test_hand_positions(variant: str, position: str, expected: list[str]) -> None:
+    state = make_rules(variant).parse_position(position)
+    assert legal_moves_text(state) == expected
+
+
+def test_start_moves_are_the_orthogonal_captures() -> None:
+    state = ZolaRules(6).start()
+    texts = legal_moves_text(state)
+    assert len(texts) == 36 and all("x" in t for t in texts)
+    assert texts[:3] == ["a1xa2", "a1xb1", "a3xa4"]
+    assert len(ZolaRules(8).start().legal_moves()) == 64
+
+
+def test_distance_ties_are_exact_on_8x8() -> None:
+    # d1 and b2 are equally far from the centre of 8x8: a capture between them keeps the
+    # distance (legal); a step between them does not increase it (illegal).
+    rules = ZolaRules(8)
+    state = rules.parse_position("8/8/8/8/8/8/1b6/3r4 r")
+    assert "d1xb2" not in legal_moves_text(state)  # not on a line: d1-b2 is no queen line
+    state = rules.parse_position("8/8/8/8/8/8/8/1b1r4 r")  # b1 and d1
+    assert "d1xb1" not in legal_moves_text(state)  # b1 is farther than d1
+    state = rules.parse_position("8/8/8/8/8/8/8/1r1b4 r")
+    assert "b1xd1" in legal_moves_text(state)  # d1 is nearer than b1
+    # c1 and a3 are exactly as far (d2 = 34 + 34 ... both 25+9): capture keeps the distance
+    state = rules.parse_position("8/8/8/8/8/b7/8/2r5 r")
+    assert "c1xa3" in legal_moves_text(state)
+
+
+def _random_positions(size: int, games: int, seed: int):
+    """Positions (as strings) from seeded random games, the finished ones included."""
+    rng = random.Random(seed)
+    rules = ZolaRules(size)
+    for _ in range(games):
+        state = rules.start()
+        while True:
+            yield state.position_text(), state
+            moves = state.legal_moves()
+            if not moves:
+                break
+            state.play(rng.choice(moves))
+
+
+@pytest.mark.parametrize("size,games", [(6, 40), (8, 20), (10, 10)])
+def test_naive_generator_agrees_on_random_games(size: int, games: int) -> None:
+    seen_pass = seen_end = checked = 0
+    for position, state in _random_positions(size, games, seed=size):
+        expected = naive_zola.legal_moves(position)
+        assert legal_moves_text(state) == expected, position
+        assert state.count_moves() == len(expected), position
+        if expected == ["pass"]:
+            seen_pass += 1
+        if not expected:
+            seen_end += 1
+            assert state.outcome() is not None
+        checked += 1
+    assert checked > 1000 and seen_end == games
+    if size == 6:
+        assert seen_pass > 0, "the seeded games should include forced passes"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [6, 8, 10])
+def test_naive_generator_agrees_on_many_random_games(size: int) -> None:
+    for position, state in _random_positions(size, 200, seed=1000 + size):
+        assert legal_moves_text(state) == naive_zola.legal_moves(position), position
+
+
+@pytest.mark.slow
+def test_naive_perft_depth_4() -> None:
+    start = ZolaRules(6).start().position_text()
+    assert naive_zola.perft(start, 4) == 1659272
+
+
+def test_forced_pass() -> None:
+    # Red's only checker is in a corner (no farther square) with no enemy on its lines.
+    state = ZolaRules(6).parse_position("4b1/6/6/6/6/r5 r")
+    assert legal_moves_text(state) == ["pass"]
+    assert state.parse_move("PASS") == PASS
+    state.play(PASS)
+    assert state.side_to_move == 1 and state.outcome() is None
+    with pytest.raises(IllegalMoveError, match="pass"):
+        ZolaRules(6).start().parse_move("pass")
+
+
+@pytest.mark.parametrize("size", [6, 8, 10])
+def test_games_always_end_with_a_winner(size: int) -> None:
+    rng = random.Random(size)
+    for _ in range(5):
+        state = ZolaRules(size).start()
+        plies = 0
+        while state.legal_moves():
+            state.play(rng.choice(state.legal_moves()))
+            plies += 1
+            assert plies < 10_000
+        assert state.outcome() in (Outcome.P1_WIN, Outcome.P2_WIN)
+        loser = 1 - state.outcome().winner
+        assert state.checkers(loser) == 0 and state.checkers(1 - loser) != 0
+
+
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr r", "board size"),  # 5 ranks: odd
+        ("brbr/rbrb/brbr/rbrb r", "board size"),  # 4x4: unsupported
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbr r", "rank 1 has 5 squares"),  # ragged
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrbr r", "rank 1"),  # too long
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrq r", "unknown character 'q'"),
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb", "2 fields"),
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r x", "2 fields"),
+        ("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb w", "side to move"),
+        ("6/6/6/6/6/6 r", "empty"),
+        ("6/6/6/6/6/06 r", "empty-square count"),
+        ("6/6/6/6/6/7 r", "empty-square count"),
+        ("rrrrrr/rrrrrr/rrrrrr/rrrrrr/6/6 r", "at most 18"),
+        ("8/8/8/8/8/8/8/rb6 r", "8x8 board"),  # an 8x8 string for a 6x6 game
+        ("", "2 fields"),
+    ],
+)
+def test_bad_position_strings(text: str, match: str) -> None:
+    with pytest.raises(PositionError, match=match):
+        ZolaRules(6).parse_position(text)
+
+
+def test_position_strings_round_trip_on_every_size() -> None:
+    for size in (6, 8, 10):
+        state = ZolaRules(size).start()
+        text = state.position_text()
+        assert ZolaRules(size).parse_position(text).key == state.key
+    ten = ZolaRules(10).parse_position("10/10/10/10/10/10/10/10/10/r8b b")
+    assert ten.position_text() == "10/10/10/10/10/10/10/10/10/r8b b"
+
+
+@pytest.mark.parametrize("text", ["", "a", "a1", "a1-", "a1--a2", "a1-a2-a3", "a1+a2", "z1-a2",
+                                  "a7-a6", "g1-f1", "a0-a1", "a01-a2", "passs", "1a-2a", "é1-a2"])
+def test_bad_move_syntax(text: str) -> None:
+    with pytest.raises(InvalidMoveError):
+        ZolaRules(6).start().parse_move(text)
+
+
+def test_lenient_move_input_and_illegal_moves() -> None:
+    state = ZolaRules(6).start()
+    capture = state.parse_move("a1xa2")
+    for text in ("A1XA2", "a1a2", "a1-a2", " a1xa2 "):
+        assert state.parse_move(text) == capture
+    assert state.move_text(capture) == "a1xa2"
+    for text in ("a1-b2", "a1xb2", "a1-a1", "a1xa3", "a2xa3", "pass"):
+        with pytest.raises(IllegalMoveError):
+            state.parse_move(text)
+    over = ZolaRules(6).parse_position("6/6/6/6/6/r5 b")
+    assert over.outcome() is Outcome.P1_WIN and over.legal_moves() == []
+    with pytest.raises(IllegalMoveError, match="over"):
+        over.parse_move("a1-b2")
