@@ -49,18 +49,16 @@ def test_start_moves_are_the_orthogonal_captures() -> None:
 
 
 def test_distance_ties_are_exact_on_8x8() -> None:
-    # d1 and b2 are equally far from the centre of 8x8: a capture between them keeps the
-    # distance (legal); a step between them does not increase it (illegal).
+    # On 8x8, d2 = (2f-7)^2 + (2r-7)^2: d1 and e1 are both 50, c1 and a3 both 58, b1 is 74.
     rules = ZolaRules(8)
-    state = rules.parse_position("8/8/8/8/8/8/1b6/3r4 r")
-    assert "d1xb2" not in legal_moves_text(state)  # not on a line: d1-b2 is no queen line
-    state = rules.parse_position("8/8/8/8/8/8/8/1b1r4 r")  # b1 and d1
+    lone = rules.parse_position("b7/8/8/8/8/8/8/3r4 r")  # a step must strictly increase d2
+    assert "d1-e1" not in legal_moves_text(lone) and "d1-c1" in legal_moves_text(lone)
+    state = rules.parse_position("8/8/8/8/8/8/8/1b1r4 r")
     assert "d1xb1" not in legal_moves_text(state)  # b1 is farther than d1
     state = rules.parse_position("8/8/8/8/8/8/8/1r1b4 r")
     assert "b1xd1" in legal_moves_text(state)  # d1 is nearer than b1
-    # c1 and a3 are exactly as far (d2 = 34 + 34 ... both 25+9): capture keeps the distance
     state = rules.parse_position("8/8/8/8/8/b7/8/2r5 r")
-    assert "c1xa3" in legal_moves_text(state)
+    assert "c1xa3" in legal_moves_text(state)  # equal distance: a capture may keep it
 
 
 def _random_positions(size: int, games: int, seed: int):
