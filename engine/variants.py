@@ -27,6 +27,7 @@ class GameEntry:
 #: Registered games, in the order their variants are listed to users.
 GAMES: dict[str, GameEntry] = {
     "zola": GameEntry("engine.zola:ZolaRules", "engine.zola_eval:evaluate"),
+    "zhadu": GameEntry("engine.zhadu:ZhaduRules", "engine.zhadu_eval:evaluate"),
 }
 
 

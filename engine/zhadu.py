@@ -1,0 +1,888 @@
+"""Zhadu (R. A. Frederickson, 1993) as ``shared/spec/zhadu.md`` defines it, variants
+``zhadu`` (corner-corner steps inside a triangle) and ``zhadu-star`` (centre-corner only).
+
+Board: 32 points, point ``4 * triangle + dot`` (``a0`` = 0, ``a1`` = 1, ..., ``h3`` = 31), one bit
+each in an int. The steps are *built* from the board's description (:func:`build_steps`): the
+grid vertices of each triangle's corners, every step inside a triangle, and a step between the two
+corner dots at a shared vertex of two edge-sharing triangles.
+
+Stones: kind ``0..4`` for the values ``1 2 3 4 123``; piece ``5 * side + kind``.
+Moves inside the engine are ints: ``from | to << 5 | CAPTURE`` for a move, ``PLACE | kind << 5 |
+point`` for a placement and :data:`PASS`.
+
+Where a stone may end is a function of its point, its kind and the occupancy of the points its
+walk may pass through (those within ``value - 1`` steps of it), so it is memoised per geometry
+keyed by exactly those (:meth:`Geometry.finals`): a position's moves cost one dict lookup per
+stone, never a path search (walks with backtracking are bitboard layers: reach_i =
+neighbours(reach_{i-1}) & empty, the start counting as empty).
+
+The Zobrist key covers the stones, the side to move and both first captures. Setup positions
+need no phase key: they have no first captures and fewer than 10 stones, while a movement
+position missing a stone always has the opponent's first capture set. Whether the last move was a
+pass (which decides if a pass now ends the game) is not in the key, as the position string
+cannot carry it either.
+
+For the evaluation (engine/zhadu_eval.py), all public and stable:
+
+* ``state.stones(side) -> dict[int, int]``: stone value (1, 2, 3, 4, 123) -> point index.
+* ``state.first_capture(side) -> int | None``: the value of the first stone ``side`` captured.
+* ``state.phase`` (``"setup"`` or ``"movement"``), ``state.in_setup``, ``state.hand(side)``.
+* ``state.destinations(point) -> int``: bitboard of where the stone on ``point`` may move
+  (movement phase, either side); ``state.destination_list(point)`` the same as point indices.
+* ``state.occupancy(side) -> int``: bitboard of a side's stones; ``state.stone_at(point)``.
+* ``state.neighbours(point) -> int`` (and ``Geometry.steps``): bitboard of the points a point
+  steps to in this variant.
+* ``winning_values(first) -> frozenset[int]`` (also ``state.winning_values(side)``): the enemy
+  stone values whose capture wins for a side whose first capture is ``first`` (None: only the 4).
+* ``POINT_NAMES``, ``point_index(name)``, ``VALUES``, ``ZONES`` (bitboards of the start zones).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from itertools import combinations
+
+from engine.game import (
+    BadRuleValueError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Outcome,
+    PositionError,
+    Rules,
+    State,
+    UnknownRuleError,
+)
+
+TRIANGLES = "abcdefgh"
+POINT_NAMES: tuple[str, ...] = tuple(f"{t}{d}" for t in TRIANGLES for d in "0123")
+POINTS = 32
+FULL = (1 << POINTS) - 1
+_INDEX = {name: i for i, name in enumerate(POINT_NAMES)}
+
+#: kind -> stone value; the 123 is kind 4.
+VALUES: tuple[int, ...] = (1, 2, 3, 4, 123)
+VALUE_TEXT = ("1", "2", "3", "4", "123")
+KIND_OF_VALUE = {v: k for k, v in enumerate(VALUES)}
+KIND_OF_TEXT = {t: k for k, t in enumerate(VALUE_TEXT)}
+FOUR = 3  # kind of the 4
+OPEN = 4  # kind of the 123
+
+SIDE_LETTERS = "wb"
+SETUP_PLIES = 10
+QUIET_DEFAULT = 100
+QUIET_MAX = 100_000
+
+CAPTURE = 1 << 10
+PLACE = 1 << 11
+PASS = 1 << 12
+
+
+def point_index(name: str) -> int:
+    """The index of a point name (``a0`` -> 0); raises KeyError for no point."""
+    return _INDEX[name.lower()]
+
+
+def _bits(names: str) -> int:
+    return sum(1 << _INDEX[n] for n in names.split())
+
+
+#: Start zones as bitboards: White ``a0 a1 a2 a3 b0``, Black ``h0 h1 h2 h3 g0``.
+ZONES: tuple[int, int] = (_bits("a0 a1 a2 a3 b0"), _bits("h0 h1 h2 h3 g0"))
+
+# The diamond's nine grid vertices: B(ottom) and T(op) tips, L/M/R by row 1..3 from White's end.
+# Per triangle: the vertex of its apex dot 1, its left dot 2 and its right dot 3 (zhadu.md picture).
+TRIANGLE_VERTICES: dict[str, tuple[str, str, str]] = {
+    "a": ("B", "L1", "R1"),   # apex down
+    "b": ("M2", "L1", "R1"),  # apex up
+    "c": ("L1", "L2", "M2"),  # apex down
+    "d": ("R1", "M2", "R2"),  # apex down
+    "e": ("L3", "L2", "M2"),  # apex up
+    "f": ("R3", "M2", "R2"),  # apex up
+    "g": ("M2", "L3", "R3"),  # apex down
+    "h": ("T", "L3", "R3"),   # apex up
+}
+
+
+def build_steps(links: str) -> list[tuple[str, str]]:
+    """Every step of the board as name pairs, from the board's description.
+
+    ``links`` ``full``: all pairs of a triangle's 4 points; ``star``: centre-corner only.
+    Between triangles: two triangles sharing an edge (two grid vertices) are joined by a step
+    between their corner dots at each shared vertex.
+    """
+    steps: list[tuple[str, str]] = []
+    for t in TRIANGLES:
+        for a, b in combinations("0123", 2):
+            if links == "full" or a == "0":
+                steps.append((t + a, t + b))
+    for t, u in combinations(TRIANGLES, 2):
+        shared = set(TRIANGLE_VERTICES[t]) & set(TRIANGLE_VERTICES[u])
+        if len(shared) != 2:
+            continue
+        for vertex in sorted(shared):
+            dot_t = TRIANGLE_VERTICES[t].index(vertex) + 1
+            dot_u = TRIANGLE_VERTICES[u].index(vertex) + 1
+            steps.append((f"{t}{dot_t}", f"{u}{dot_u}"))
+    return steps
+
+
+def winning_values(first: int | None) -> frozenset[int]:
+    """The enemy stone values whose capture wins for a side whose first capture is ``first``.
+
+    No first capture yet: only the 4. Otherwise the sharing: first + captured = 4, the 123
+    counting as 1, 2 or 3 (each side has one stone of each value). A first capture of the 4 has
+    already won: nothing.
+    """
+    if first is None:
+        return frozenset({4})
+    return frozenset(VALUES[k] for k in range(5) if _WIN_MASK[KIND_OF_VALUE[first]] >> k & 1)
+
+
+def _sharing(first_kind: int, kind: int) -> bool:
+    values = (1, 2, 3) if first_kind == OPEN else (VALUES[first_kind],)
+    others = (1, 2, 3) if kind == OPEN else (VALUES[kind],)
+    return first_kind != kind and any(a + b == 4 for a in values for b in others)
+
+
+#: first-capture kind -> bitmask of the kinds whose later capture wins (the sharing table).
+_WIN_MASK: tuple[int, ...] = tuple(
+    0 if first == FOUR else sum(1 << k for k in range(5) if _sharing(first, k))
+    for first in range(5)
+)
+
+_rng = random.Random(0x2AD0)
+ZOBRIST: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_rng.getrandbits(64) for _ in range(POINTS)) for _ in range(10)
+)
+FIRST_KEYS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_rng.getrandbits(64) for _ in range(5)) for _ in range(2)
+)
+SIDE_KEY = _rng.getrandbits(64)
+
+
+class Geometry:
+    """The steps of one ``links`` option and the memoised destination sets of its stones."""
+
+    def __init__(self, links: str) -> None:
+        self.links = links
+        self.step_pairs = build_steps(links)
+        steps = [0] * POINTS
+        for a, b in self.step_pairs:
+            steps[_INDEX[a]] |= 1 << _INDEX[b]
+            steps[_INDEX[b]] |= 1 << _INDEX[a]
+        #: point -> bitboard of the points it steps to.
+        self.steps: tuple[int, ...] = tuple(steps)
+        # ball[5 * p + kind]: the points a walk of that stone may pass through (not end on):
+        # those within value - 1 steps of p (2 for the 123), p itself excluded.
+        ball = []
+        for p in range(POINTS):
+            rings = [1 << p]
+            for _ in range(3):
+                rings.append(rings[-1] | self._spread(rings[-1]))
+            for kind in range(5):
+                radius = 2 if kind == OPEN else kind
+                ball.append(rings[radius] & ~(1 << p))
+        self.ball: tuple[int, ...] = tuple(ball)
+        # Keyed by ``(occupancy & ball[j]) | j << 32`` with ``j = 5 * p + kind``; a stone of
+        # kind 0 (the 1) needs no key: its finals are its steps.
+        self.cache: dict[int, int] = {}
+
+    def _spread(self, mask: int) -> int:
+        steps = self.steps
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= steps[low.bit_length() - 1]
+            mask ^= low
+        return out
+
+    def finals(self, p: int, kind: int, occupied: int) -> int:
+        """The points a walk of the stone may end on (before removing own stones), uncached.
+
+        Intermediate points must be empty; the start counts as empty once left.
+        """
+        empty = (FULL ^ occupied) | (1 << p)
+        spread = self._spread
+        if kind == OPEN:
+            first = self.steps[p]
+            second = spread(first & empty)
+            return first | second | spread(second & empty)
+        reach = 1 << p
+        for _ in range(kind):
+            reach = spread(reach) & empty
+            if not reach:
+                return 0
+        return spread(reach)
+
+    def destinations(self, p: int, kind: int, occupied: int) -> int:
+        """:meth:`finals`, memoised (own stones not yet removed)."""
+        if kind == 0:
+            return self.steps[p]
+        j = 5 * p + kind
+        key = (occupied & self.ball[j]) | j << 32
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = self.finals(p, kind, occupied)
+        return found
+
+
+GEOMETRY: dict[str, Geometry] = {links: Geometry(links) for links in ("full", "star")}
+_CACHE_LIMIT = 2_000_000  # entries per geometry before the memo is cleared (memory bound)
+
+
+class ZhaduRules(Rules):
+    """Zhadu with its rule options ``links`` (full, star) and ``quiet`` (0..100000, 0 = off)."""
+
+    game = "zhadu"
+    player_names = ("White", "Black")
+    VARIANTS = {"zhadu": {}, "zhadu-star": {"links": "star"}}
+    DEFAULTS = {"links": "full", "quiet": str(QUIET_DEFAULT)}
+
+    def __init__(self, links: str = "full", quiet: int = QUIET_DEFAULT) -> None:
+        if links not in GEOMETRY:
+            raise BadRuleValueError(f"bad value '{links}' for rule 'links' (full or star)")
+        if not 0 <= quiet <= QUIET_MAX:
+            raise BadRuleValueError(f"bad value '{quiet}' for rule 'quiet' (0..{QUIET_MAX})")
+        self.links = links
+        self.quiet = quiet
+        self.geometry = GEOMETRY[links]
+        self.options = {"links": links, "quiet": str(quiet)}
+        self.name = "zhadu" if links == "full" else "zhadu-star"
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> "ZhaduRules":
+        """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
+        links, quiet = "full", QUIET_DEFAULT
+        for key, value in options.items():
+            text = str(value).strip().lower()
+            if key == "links":
+                if text not in ("full", "star"):
+                    raise BadRuleValueError(f"bad value '{value}' for rule 'links' (full or star)")
+                links = text
+            elif key == "quiet":
+                if not re.fullmatch(r"\d{1,6}", text) or int(text) > QUIET_MAX:
+                    raise BadRuleValueError(
+                        f"bad value '{value}' for rule 'quiet' (an integer 0..{QUIET_MAX})"
+                    )
+                quiet = int(text)
+            else:
+                raise UnknownRuleError(f"unknown rule '{key}' for zhadu (rules: links, quiet)")
+        return cls(links, quiet)
+
+    def start(self) -> "ZhaduState":
+        return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)
+
+    def parse_position(self, text: str) -> "ZhaduState":
+        """Parse ``<white>/<black> <side> <first>/<first> <quiet> <ply>``; checks consistency."""
+        return _parse_position(self, text)
+
+
+class ZhaduState(State):
+    """A Zhadu position with make/unmake, repetition counts and an incremental Zobrist key."""
+
+    __slots__ = ("rules", "g", "limit", "pos", "board", "occ", "first", "stm", "ply", "quiet",
+                 "passes", "_key", "rep", "stack", "result")
+
+    def __init__(self, rules: ZhaduRules, pos: list[int], stm: int, first: list[int],
+                 quiet: int, ply: int, result: tuple[Outcome, str] | None) -> None:
+        self.rules = rules
+        self.g = rules.geometry
+        self.limit = rules.quiet
+        self.pos = list(pos)  # piece (5 * side + kind) -> point, -1 off the board
+        self.board = [-1] * POINTS  # point -> piece or -1
+        self.occ = [0, 0]
+        key = SIDE_KEY if stm else 0
+        for piece, p in enumerate(self.pos):
+            if p >= 0:
+                self.board[p] = piece
+                self.occ[piece // 5] |= 1 << p
+                key ^= ZOBRIST[piece][p]
+        for side in (0, 1):
+            if first[side] >= 0:
+                key ^= FIRST_KEYS[side][first[side]]
+        self.first = list(first)  # side -> kind of its first capture, -1 none yet
+        self.stm = stm
+        self.ply = ply
+        self.quiet = quiet
+        self.passes = 0  # passes in a row just played
+        self._key = key
+        # Occurrences of each movement-phase position key; the given position counts once.
+        self.rep: dict[int, int] = {key: 1} if ply >= SETUP_PLIES else {}
+        self.stack: list[tuple] = []
+        self.result = result  # (Outcome, termination) once over
+
+    # --- moves -------------------------------------------------------------------------------
+    def legal_moves(self) -> list[int]:
+        if self.result is not None:
+            return []
+        stm = self.stm
+        own = self.occ[stm]
+        opp = self.occ[stm ^ 1]
+        occupied = own | opp
+        pos = self.pos
+        base = 5 * stm
+        moves: list[int] = []
+        append = moves.append
+        if self.ply < SETUP_PLIES:
+            zone = ZONES[stm] & ~occupied
+            for kind in range(5):
+                if pos[base + kind] < 0:
+                    spots = zone
+                    while spots:
+                        low = spots & -spots
+                        append(PLACE | kind << 5 | (low.bit_length() - 1))
+                        spots ^= low
+            return moves
+        g = self.g
+        steps, ball, cache = g.steps, g.ball, g.cache
+        free = FULL ^ own
+        for kind in range(5):
+            p = pos[base + kind]
+            if p < 0:
+                continue
+            if kind:
+                j = 5 * p + kind
+                ck = (occupied & ball[j]) | j << 32
+                ends = cache.get(ck)
+                if ends is None:
+                    ends = cache[ck] = g.finals(p, kind, occupied)
+            else:
+                ends = steps[p]
+            ends &= free | (1 << p)
+            taken = ends & opp
+            ends ^= taken
+            while taken:
+                low = taken & -taken
+                append(p | (low.bit_length() - 1) << 5 | CAPTURE)
+                taken ^= low
+            while ends:
+                low = ends & -ends
+                append(p | (low.bit_length() - 1) << 5)
+                ends ^= low
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        return moves if moves else [PASS]
+
+    def captures(self) -> list[int]:
+        if self.result is not None or self.ply < SETUP_PLIES:
+            return []
+        return [m for m in self.legal_moves() if m & CAPTURE]
+
+    def count_moves(self) -> int:
+        if self.result is not None:
+            return 0
+        stm = self.stm
+        own = self.occ[stm]
+        occupied = own | self.occ[stm ^ 1]
+        pos = self.pos
+        base = 5 * stm
+        if self.ply < SETUP_PLIES:
+            in_hand = sum(1 for kind in range(5) if pos[base + kind] < 0)
+            return in_hand * (ZONES[stm] & ~occupied).bit_count()
+        g = self.g
+        steps, ball, cache = g.steps, g.ball, g.cache
+        free = FULL ^ own
+        count = 0
+        p = pos[base]
+        if p >= 0:
+            count = (steps[p] & (free | (1 << p))).bit_count()
+        for kind in (1, 2, 3, 4):
+            p = pos[base + kind]
+            if p < 0:
+                continue
+            j = 5 * p + kind
+            ck = (occupied & ball[j]) | j << 32
+            ends = cache.get(ck)
+            if ends is None:
+                ends = cache[ck] = g.finals(p, kind, occupied)
+            count += (ends & (free | (1 << p))).bit_count()
+        return count or 1
+
+    def is_capture(self, move: int) -> bool:
+        return bool(move & CAPTURE)
+
+    def capture_value(self, move: int) -> int:
+        """0 for no capture; 1000 for a capture that wins; else the captured stone's value."""
+        if not move & CAPTURE:
+            return 0
+        kind = self.board[(move >> 5) & 31] % 5
+        first = self.first[self.stm]
+        if (kind == FOUR and first < 0) or (first >= 0 and _WIN_MASK[first] >> kind & 1):
+            return 1000
+        return 2 if kind == OPEN else VALUES[kind]
+
+    def play(self, move: int) -> None:
+        stm = self.stm
+        key = self._key
+        # The last field is the captured piece for a capture (meaningless otherwise).
+        self.stack.append(
+            (move, key, self.quiet, self.passes, self.first[stm], self.board[(move >> 5) & 31])
+        )
+        won = None
+        if move & PLACE:
+            p = move & 31
+            piece = 5 * stm + ((move >> 5) & 7)
+            self.pos[piece] = p
+            self.board[p] = piece
+            self.occ[stm] |= 1 << p
+            key ^= ZOBRIST[piece][p]
+        elif move & PASS:
+            self.passes += 1
+            self.quiet += 1
+        else:
+            fr = move & 31
+            to = (move >> 5) & 31
+            board = self.board
+            if move & CAPTURE:
+                opp = stm ^ 1
+                victim = board[to]
+                kind = victim - 5 * opp
+                self.occ[opp] ^= 1 << to
+                self.pos[victim] = -1
+                key ^= ZOBRIST[victim][to]
+                first = self.first[stm]
+                if first < 0:
+                    self.first[stm] = kind
+                    key ^= FIRST_KEYS[stm][kind]
+                    if kind == FOUR:
+                        won = "first capture of the 4"
+                elif _WIN_MASK[first] >> kind & 1:
+                    won = "sharing"
+                self.quiet = 0
+            else:
+                self.quiet += 1
+            if fr != to:
+                piece = board[fr]
+                board[fr] = -1
+                board[to] = piece
+                self.pos[piece] = to
+                self.occ[stm] ^= (1 << fr) | (1 << to)
+                key ^= ZOBRIST[piece][fr] ^ ZOBRIST[piece][to]
+            self.passes = 0
+        self.stm = stm ^ 1
+        key ^= SIDE_KEY
+        self._key = key
+        self.ply += 1
+        if self.ply >= SETUP_PLIES:
+            rep = self.rep
+            seen = rep.get(key, 0) + 1
+            rep[key] = seen
+            if won is not None:
+                self.result = (Outcome.win_for(stm), won)
+            elif self.passes >= 2:
+                self.result = (Outcome.DRAW, "two passes")
+            elif seen >= 3:
+                self.result = (Outcome.DRAW, "repetition")
+            elif self.limit and self.quiet >= self.limit:
+                self.result = (Outcome.DRAW, "quiet limit")
+
+    def undo(self) -> None:
+        move, key, quiet, passes, first, victim = self.stack.pop()
+        if self.ply >= SETUP_PLIES:
+            rep = self.rep
+            seen = rep[self._key]
+            if seen == 1:
+                del rep[self._key]
+            else:
+                rep[self._key] = seen - 1
+        self.ply -= 1
+        self.result = None
+        stm = self.stm ^ 1
+        self.stm = stm
+        self._key = key
+        self.quiet = quiet
+        self.passes = passes
+        if move & PLACE:
+            p = move & 31
+            self.pos[self.board[p]] = -1
+            self.board[p] = -1
+            self.occ[stm] ^= 1 << p
+        elif not move & PASS:
+            fr = move & 31
+            to = (move >> 5) & 31
+            board = self.board
+            if fr != to:
+                piece = board[to]
+                board[to] = -1
+                board[fr] = piece
+                self.pos[piece] = fr
+                self.occ[stm] ^= (1 << fr) | (1 << to)
+            if move & CAPTURE:
+                self.first[stm] = first
+                self.pos[victim] = to
+                board[to] = victim
+                self.occ[stm ^ 1] |= 1 << to
+
+    def copy(self) -> "ZhaduState":
+        other = object.__new__(ZhaduState)
+        other.rules = self.rules
+        other.g = self.g
+        other.limit = self.limit
+        other.pos = list(self.pos)
+        other.board = list(self.board)
+        other.occ = list(self.occ)
+        other.first = list(self.first)
+        other.stm = self.stm
+        other.ply = self.ply
+        other.quiet = self.quiet
+        other.passes = self.passes
+        other._key = self._key
+        other.rep = dict(self.rep)
+        other.stack = list(self.stack)
+        other.result = self.result
+        return other
+
+    # --- the game's state ---------------------------------------------------------------------
+    @property
+    def side_to_move(self) -> int:
+        return self.stm
+
+    @property
+    def key(self) -> int:
+        return self._key
+
+    @property
+    def history_length(self) -> int:
+        return len(self.stack)
+
+    def outcome(self) -> Outcome | None:
+        return None if self.result is None else self.result[0]
+
+    def termination(self) -> str | None:
+        """``sharing``, ``first capture of the 4``, ``repetition``, ``quiet limit``,
+        ``two passes``, or None while the game goes on."""
+        return None if self.result is None else self.result[1]
+
+    # --- accessors (for the evaluation and tools) ----------------------------------------------
+    @property
+    def in_setup(self) -> bool:
+        """Whether stones are still being placed (plies 1-10)."""
+        return self.ply < SETUP_PLIES
+
+    @property
+    def phase(self) -> str:
+        """``"setup"`` or ``"movement"``."""
+        return "setup" if self.ply < SETUP_PLIES else "movement"
+
+    def stones(self, side: int) -> dict[int, int]:
+        """The stones of ``side`` on the board: value (1, 2, 3, 4, 123) -> point index."""
+        base = 5 * side
+        return {VALUES[k]: p for k in range(5) if (p := self.pos[base + k]) >= 0}
+
+    def hand(self, side: int) -> list[int]:
+        """The values ``side`` still has to place (empty after setup)."""
+        if self.ply >= SETUP_PLIES:
+            return []
+        return [VALUES[k] for k in range(5) if self.pos[5 * side + k] < 0]
+
+    def first_capture(self, side: int) -> int | None:
+        """The value of the first stone ``side`` captured, or None."""
+        kind = self.first[side]
+        return None if kind < 0 else VALUES[kind]
+
+    def winning_values(self, side: int) -> frozenset[int]:
+        """The enemy stone values whose capture would now win for ``side``."""
+        return winning_values(self.first_capture(side))
+
+    def occupancy(self, side: int) -> int:
+        """Bitboard of the points holding ``side``'s stones."""
+        return self.occ[side]
+
+    def stone_at(self, point: int) -> tuple[int, int] | None:
+        """``(side, value)`` of the stone on ``point``, or None if it is empty."""
+        piece = self.board[point]
+        return None if piece < 0 else (piece // 5, VALUES[piece % 5])
+
+    def neighbours(self, point: int) -> int:
+        """Bitboard of the points ``point`` steps to in this variant."""
+        return self.g.steps[point]
+
+    def destinations(self, point: int) -> int:
+        """Bitboard of the points the stone on ``point`` may move to (whichever side it is),
+        captures included; 0 for an empty point. Ignores whose turn it is and game end."""
+        piece = self.board[point]
+        if piece < 0:
+            return 0
+        side = piece // 5
+        occupied = self.occ[0] | self.occ[1]
+        ends = self.g.destinations(point, piece % 5, occupied)
+        return ends & ((FULL ^ self.occ[side]) | (1 << point))
+
+    def destination_list(self, point: int) -> list[int]:
+        """:meth:`destinations` as point indices in increasing order."""
+        ends = self.destinations(point)
+        return [p for p in range(POINTS) if ends >> p & 1]
+
+    # --- text ------------------------------------------------------------------------------------
+    def move_text(self, move: int) -> str:
+        if move & PASS:
+            return "pass"
+        if move & PLACE:
+            return f"{VALUE_TEXT[(move >> 5) & 7]}@{POINT_NAMES[move & 31]}"
+        sep = "x" if move & CAPTURE else "-"
+        return f"{POINT_NAMES[move & 31]}{sep}{POINT_NAMES[(move >> 5) & 31]}"
+
+    def parse_move(self, text: str) -> int:
+        cleaned = text.strip().lower()
+        if cleaned == "pass":
+            return self._find(text, lambda m: bool(m & PASS), "a pass is legal only with no other move")
+        placement = _PLACE_RE.fullmatch(cleaned)
+        if placement:
+            stone, point = placement[1], placement[2]
+            if stone not in KIND_OF_TEXT:
+                raise InvalidMoveError(f"'{text}': no stone '{stone}' (stones: 1 2 3 4 123)")
+            p = _point(text, point)
+            kind = KIND_OF_TEXT[stone]
+            return self._find(text, lambda m: m == PLACE | kind << 5 | p, self._why_not_place(kind, p))
+        step = _MOVE_RE.fullmatch(cleaned)
+        if not step:
+            raise InvalidMoveError(
+                f"'{text}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
+            )
+        fr, to = _point(text, step[1]), _point(text, step[3])
+        return self._find(
+            text, lambda m: not m & (PLACE | PASS) and m & 31 == fr and (m >> 5) & 31 == to,
+            self._why_not_move(fr, to),
+        )
+
+    def _find(self, text: str, match, reason: str) -> int:
+        if self.result is not None:
+            raise IllegalMoveError(f"illegal move '{text}': the game is over")
+        for move in self.legal_moves():
+            if match(move):
+                return move
+        raise IllegalMoveError(f"illegal move '{text}': {reason}")
+
+    def _why_not_place(self, kind: int, p: int) -> str:
+        side = self.rules.player_names[self.stm]
+        if self.ply >= SETUP_PLIES:
+            return "the setup is over"
+        if self.pos[5 * self.stm + kind] >= 0:
+            return f"{side}'s {VALUE_TEXT[kind]} is already on the board"
+        if not ZONES[self.stm] >> p & 1:
+            return f"{POINT_NAMES[p]} is not in {side}'s start zone"
+        return f"{POINT_NAMES[p]} is occupied"
+
+    def _why_not_move(self, fr: int, to: int) -> str:
+        if self.ply < SETUP_PLIES:
+            return "stones are still being placed"
+        piece = self.board[fr]
+        if piece < 0 or piece // 5 != self.stm:
+            return f"no {self.rules.player_names[self.stm]} stone on {POINT_NAMES[fr]}"
+        value = VALUE_TEXT[piece % 5]
+        return f"the {value} on {POINT_NAMES[fr]} cannot reach {POINT_NAMES[to]}"
+
+    def position_text(self) -> str:
+        sides = []
+        for side in (0, 1):
+            base = 5 * side
+            parts = [f"{VALUE_TEXT[k]}{POINT_NAMES[self.pos[base + k]]}"
+                     for k in range(5) if self.pos[base + k] >= 0]
+            sides.append(",".join(parts) or "-")
+        firsts = "/".join("-" if k < 0 else VALUE_TEXT[k] for k in self.first)
+        return f"{sides[0]}/{sides[1]} {SIDE_LETTERS[self.stm]} {firsts} {self.quiet} {self.ply}"
+
+    def diagram(self) -> str:
+        cells = {}
+        for p in range(POINTS):
+            piece = self.board[p]
+            if piece >= 0:
+                cells[p] = f"{'WB'[piece // 5]}{VALUE_TEXT[piece % 5]}"
+        lines = []
+        for row in _DIAGRAM:
+            line = list(row)
+            for match in re.finditer(r"[a-h][0-3]", row):
+                token = cells.get(_INDEX[match[0]])
+                if token:
+                    start = match.start() - (1 if len(token) > 3 else 0)
+                    line[start:start + len(token)] = list(token.ljust(2))
+            lines.append("".join(line).rstrip())
+        names = self.rules.player_names
+        lines.append("")
+        if self.ply < SETUP_PLIES:
+            hands = "; ".join(
+                f"{names[s]} in hand: {' '.join(map(str, self.hand(s))) or '-'}" for s in (0, 1)
+            )
+            lines.append(f"Setup, ply {self.ply}. {hands}")
+        else:
+            firsts = ", ".join(
+                f"{names[s]} first capture: {self.first_capture(s) or '-'}" for s in (0, 1)
+            )
+            lines.append(f"Movement, ply {self.ply}, quiet {self.quiet}. {firsts}")
+        if self.result is None:
+            lines.append(f"{names[self.stm]} ({'WB'[self.stm]}) to move")
+        else:
+            lines.append(f"Game over: {self.result[0].result} ({self.result[1]})")
+        return "\n".join(lines)
+
+
+_PLACE_RE = re.compile(r"(\d+)@([a-z]\d+)")
+_MOVE_RE = re.compile(r"([a-z]\d+)([-x]?)([a-z]\d+)")
+
+# The board picture of zhadu.md; point names are replaced by stones (W4, B123) when occupied.
+_DIAGRAM = (
+    "                            h1",
+    "                            h0",
+    "                   h2                h3",
+    "                   g2                g3",
+    "              e1            g0            f1",
+    "              e0            g1            f0",
+    "     e2                e3        f2                f3",
+    "     c2                c3        d2                d3",
+    "              c0            b1            d0",
+    "              c1            b0            d1",
+    "                   b2                b3",
+    "                   a2                a3",
+    "                            a0",
+    "                            a1",
+)
+
+
+def _point(text: str, name: str) -> int:
+    index = _INDEX.get(name)
+    if index is None:
+        raise InvalidMoveError(f"'{text}': no point '{name}' (points a0..h3)")
+    return index
+
+
+_STONE_RE = re.compile(r"(\d+)([a-z]\d+)")
+
+
+def _parse_stones(field: str, colour: str) -> list[tuple[int, int]]:
+    if field == "-":
+        return []
+    stones = []
+    for token in field.split(","):
+        match = _STONE_RE.fullmatch(token)
+        if not match:
+            raise PositionError(f"bad {colour} stone '{token}' (expected e.g. 4a1 or 123b0)")
+        if match[1] not in KIND_OF_TEXT:
+            raise PositionError(f"unknown stone '{match[1]}' in '{token}' (stones: 1 2 3 4 123)")
+        if match[2] not in _INDEX:
+            raise PositionError(f"unknown point '{match[2]}' in '{token}' (points a0..h3)")
+        stones.append((KIND_OF_TEXT[match[1]], _INDEX[match[2]]))
+    return stones
+
+
+def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
+    fields = text.strip().lower().split()
+    if len(fields) != 5:
+        raise PositionError(
+            "a zhadu position string has 5 fields (stones, side, first captures, quiet, ply), "
+            f"got {len(fields)}"
+        )
+    stones_field, side_field, firsts_field, quiet_field, ply_field = fields
+    halves = stones_field.split("/")
+    if len(halves) != 2:
+        raise PositionError("stones must be '<white>/<black>' (use '-' for none)")
+    if side_field not in ("w", "b"):
+        raise PositionError(f"side to move must be 'w' or 'b', got '{side_field}'")
+    stm = SIDE_LETTERS.index(side_field)
+    first_halves = firsts_field.split("/")
+    if len(first_halves) != 2:
+        raise PositionError("first captures must be '<white>/<black>', each a stone or '-'")
+    first = []
+    for colour, item in zip(("White", "Black"), first_halves):
+        if item == "-":
+            first.append(-1)
+        elif item in KIND_OF_TEXT:
+            first.append(KIND_OF_TEXT[item])
+        else:
+            raise PositionError(f"unknown stone '{item}' as {colour}'s first capture")
+    for name, value in (("quiet", quiet_field), ("ply", ply_field)):
+        if not re.fullmatch(r"\d{1,9}", value):
+            raise PositionError(f"{name} must be a non-negative integer, got '{value}'")
+    quiet, ply = int(quiet_field), int(ply_field)
+
+    pos = [-1] * 10
+    owner: dict[int, str] = {}
+    for side, (colour, half) in enumerate(zip(("White", "Black"), halves)):
+        for kind, p in _parse_stones(half, colour):
+            if pos[5 * side + kind] >= 0:
+                raise PositionError(f"{colour}'s {VALUE_TEXT[kind]} is given twice")
+            if p in owner:
+                raise PositionError(f"two stones on {POINT_NAMES[p]}")
+            pos[5 * side + kind] = p
+            owner[p] = colour
+    on_board = [[pos[5 * s + k] >= 0 for k in range(5)] for s in (0, 1)]
+    names = rules.player_names
+
+    if ply < SETUP_PLIES:
+        if stm != ply % 2:
+            raise PositionError(
+                f"during setup {names[ply % 2]} places at ply {ply}, not {names[stm]}"
+            )
+        for side in (0, 1):
+            for kind in range(5):
+                p = pos[5 * side + kind]
+                if p >= 0 and not ZONES[side] >> p & 1:
+                    raise PositionError(
+                        f"during setup {names[side]}'s {VALUE_TEXT[kind]} on {POINT_NAMES[p]} "
+                        f"is outside {names[side]}'s start zone"
+                    )
+            expected = (ply + 1 - side) // 2
+            if sum(on_board[side]) != expected:
+                raise PositionError(
+                    f"at ply {ply} {names[side]} has placed {expected} stones, "
+                    f"not {sum(on_board[side])}"
+                )
+        if first != [-1, -1]:
+            raise PositionError("no stone can be captured during setup")
+        if quiet:
+            raise PositionError("quiet must be 0 during setup")
+        return ZhaduState(rules, pos, stm, first, 0, ply, None)
+
+    winners = []
+    for side in (0, 1):
+        enemy = 1 - side
+        missing = [k for k in range(5) if not on_board[enemy][k]]
+        f = first[side]
+        if f < 0:
+            if missing:
+                raise PositionError(
+                    f"{names[enemy]} stones are missing but {names[side]} has no first capture"
+                )
+            continue
+        if on_board[enemy][f]:
+            raise PositionError(
+                f"{names[side]}'s first capture, the {VALUE_TEXT[f]}, is still on the board"
+            )
+        later = [k for k in missing if k != f]
+        if f == FOUR:
+            if later:
+                raise PositionError(
+                    f"{names[side]} won by capturing the 4 first: no other "
+                    f"{names[enemy]} stone can be missing"
+                )
+            winners.append((side, "first capture of the 4"))
+            continue
+        completing = [k for k in later if _WIN_MASK[f] >> k & 1]
+        if len(completing) > 1:
+            listed = " and ".join(VALUE_TEXT[k] for k in completing)
+            raise PositionError(
+                f"{names[enemy]}'s {listed} are both missing, but each completes the sharing "
+                f"with {names[side]}'s first capture {VALUE_TEXT[f]}"
+            )
+        if completing:
+            winners.append((side, "sharing"))
+    if len(winners) == 2:
+        raise PositionError("both sides have won")
+    if quiet > ply - SETUP_PLIES:
+        raise PositionError(f"quiet {quiet} is greater than the movement plies played ({ply - 10})")
+    captured = 10 - sum(on_board[0]) - sum(on_board[1])
+    if captured > ply - SETUP_PLIES:
+        raise PositionError(
+            f"{captured} stones captured in only {ply - SETUP_PLIES} movement plies"
+        )
+    result = None
+    if winners:
+        winner, why = winners[0]
+        if stm == winner:
+            raise PositionError(f"{names[winner]} has won, so {names[winner]} cannot be to move")
+        if quiet:
+            raise PositionError("the game was won by a capture, so quiet must be 0")
+        result = (Outcome.win_for(winner), why)
+    elif rules.quiet and quiet >= rules.quiet:
+        result = (Outcome.DRAW, "quiet limit")
+    return ZhaduState(rules, pos, stm, first, quiet, ply, result)
