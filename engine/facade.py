@@ -1,0 +1,460 @@
+"""The engine behind the protocol: game, position, history, options and the search worker.
+
+Protocol-agnostic: it knows nothing of command words or reply lines. The protocol layer
+(``protocol/``) parses text into calls on :class:`Engine` and formats what comes back; game
+errors (``engine.game``) and the errors below tell it what went wrong.
+
+The search runs on a worker thread over a *copy* of the position, so the session's position
+can be read (``d``, ``legalmoves``, ``query``) while it runs, and every command that would
+change the session is refused with :class:`Busy` until the search has ended.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from engine.game import (
+    Rules,
+    State,
+    legal_moves_text,
+    play_texts,
+)
+from engine.variants import make_rules, resolve, variant_names
+
+if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
+    from engine.search import Limits, SearchInfo, Searcher
+
+
+class EngineError(Exception):
+    """Base of the errors the facade itself raises (game errors come from ``engine.game``)."""
+
+
+class Busy(EngineError):
+    """The command needs the engine idle and a search is running."""
+
+
+class CannotUndo(EngineError):
+    """``undo n`` with fewer than n moves in the history."""
+
+
+class UnknownOption(EngineError):
+    """An option name the engine does not have."""
+
+
+class BadOptionValue(EngineError):
+    """An option value out of range or not in the option's list."""
+
+
+class BadOptionSyntax(EngineError):
+    """An option value missing, or not a number where a number is needed."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One engine option, as the handshake lists it."""
+
+    name: str
+    kind: str  # "spin" or "combo"
+    default: int | str
+    min: int | None = None
+    max: int | None = None
+    choices: tuple[str, ...] = ()
+
+
+#: Options that are the default of a game's rule option: lower-case option name -> (game, rule).
+#: ``setup`` without that rule takes the option's value; the current game follows a change at once.
+RULE_DEFAULT_OPTIONS: dict[str, tuple[str, str]] = {"zhadu quiet": ("zhadu", "quiet")}
+
+_INT_RE = re.compile(r"^[+-]?[0-9]+$")
+
+
+def parse_int(text: str) -> int | None:
+    """The integer a token spells (ASCII digits, optional sign), or None."""
+    return int(text) if _INT_RE.match(text) else None
+
+
+def options() -> list[Option]:
+    """The engine's options, in the order the handshake lists them."""
+    return [
+        Option("UCI_Variant", "combo", "zola", choices=tuple(variant_names())),
+        Option("Zhadu Quiet", "spin", 100, 0, 100000),
+        Option("Hash", "spin", 16, 1, 4096),
+        Option("Threads", "spin", 1, 1, 1),
+        Option("Move Overhead", "spin", 30, 0, 5000),
+        Option("Seed", "spin", 0, 0, 2147483647),
+    ]
+
+
+InfoCallback = Callable[["SearchInfo", list[str]], None]
+DoneCallback = Callable[[str | None], None]
+
+
+class Engine:
+    """One engine session: the game and its rules, the position with its history, the options,
+    and at most one search in the background."""
+
+    def __init__(self, variant: str = "zola") -> None:
+        self._values: dict[str, int | str] = {o.name.lower(): o.default for o in options()}
+        self._searcher: Searcher | None = None
+        self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._searching = False
+        self._unbounded = False
+        self.debug = False
+        #: Called with a line of diagnostics (the protocol makes ``info string`` of them).
+        self.on_debug: Callable[[str], None] = lambda text: None
+        self._setup(variant, {})
+
+    # --- game and position ----------------------------------------------------------------------
+    def _setup(self, name: str, rules: dict[str, str]) -> None:
+        explicit = {k.lower(): v.lower() for k, v in rules.items()}
+        new_rules = self._make_rules(name, explicit)
+        self.rules = new_rules
+        self.state: State = new_rules.start()
+        self._variant = name.lower()
+        self._explicit = explicit
+        self._base: str | None = None
+        self._moves: list[str] = []
+
+    def _make_rules(self, name: str, explicit: dict[str, str]) -> Rules:
+        """The rules for a name and its explicit rules, rule-default options filled in."""
+        game, implied = resolve(name)
+        merged = dict(explicit)
+        for option, (option_game, rule) in RULE_DEFAULT_OPTIONS.items():
+            if game == option_game and rule not in merged and rule not in implied:
+                merged[rule] = str(self._values[option])
+        return make_rules(name, merged)
+
+    def setup(self, name: str, rules: dict[str, str] | None = None) -> None:
+        """Select a game (or variant) with rule options and set its start position."""
+        self._idle()
+        self._setup(name, rules or {})
+        self._clear_search()
+
+    def new_game(self, name: str | None = None, rules: dict[str, str] | None = None) -> None:
+        """A new game: of another game if named, else of the current one; clears search state."""
+        self._idle()
+        if name is not None:
+            self._setup(name, rules or {})
+        else:
+            self._set_state(self.rules.start(), None, [])
+        self._clear_search()
+
+    def _set_state(self, state: State, base: str | None, moves: list[str]) -> None:
+        self.state, self._base, self._moves = state, base, moves
+
+    def set_position(self, fen: str | None, moves: list[str]) -> None:
+        """The start position (``fen`` None) or a position string, then moves; all or none."""
+        self._idle()
+        state = self.rules.start() if fen is None else self.rules.parse_position(fen)
+        played = self._play_all(state, moves)
+        self._set_state(state, fen, played)
+
+    def play(self, moves: list[str]) -> None:
+        """Play moves on the current position, in order, all or none."""
+        self._idle()
+        played = self._play_all(self.state, moves)
+        self._moves.extend(played)
+
+    @staticmethod
+    def _play_all(state: State, moves: list[str]) -> list[str]:
+        """Play move texts on ``state`` (all or none); the canonical texts of the moves played."""
+        texts = []
+        for text in moves:
+            try:
+                move = state.parse_move(text)
+            except Exception:
+                for _ in texts:
+                    state.undo()
+                raise
+            texts.append(state.move_text(move))
+            state.play(move)
+        return texts
+
+    def undo(self, plies: int = 1) -> None:
+        """Take back ``plies`` moves of the history."""
+        self._idle()
+        if plies < 1:
+            raise BadOptionValue(f"undo needs at least 1 ply, got {plies}")
+        if plies > self.state.history_length:
+            raise CannotUndo(f"cannot undo {plies}: the history has {self.state.history_length} plies")
+        for _ in range(plies):
+            self.state.undo()
+            if self._moves:
+                self._moves.pop()
+
+    # --- reading the position (also during a search) ---------------------------------------
+    def legal_moves(self) -> list[str]:
+        """The legal moves as canonical text, in code-point order (empty once the game is over)."""
+        return legal_moves_text(self.state)
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.state.is_over()
+
+    def result(self) -> str:
+        """``p1win``, ``p2win``, ``draw`` or ``none``."""
+        outcome = self.state.outcome()
+        return "none" if outcome is None else outcome.value
+
+    def side_to_move(self) -> str:
+        """``p1`` or ``p2``."""
+        return "p1" if self.state.side_to_move == 0 else "p2"
+
+    def position_text(self) -> str:
+        """The position string of the current position."""
+        return self.state.position_text()
+
+    def is_legal(self, text: str) -> bool:
+        """Whether a text names a legal move here (unparsable text is not)."""
+        try:
+            self.state.parse_move(text)
+        except Exception:  # any text at all: what cannot be parsed is simply not legal
+            return False
+        return True
+
+    def diagram(self) -> str:
+        """The board picture for people."""
+        return self.state.diagram()
+
+    def perft(self, depth: int) -> tuple[list[tuple[str, int]], int]:
+        """Per legal move its perft of ``depth - 1`` (empty at depth 0), and the total."""
+        self._idle()
+        from engine.perft import divide
+
+        if depth <= 0:
+            return [], 1
+        rows = divide(self.state.copy(), depth)
+        return rows, sum(count for _, count in rows)
+
+    # --- options ----------------------------------------------------------------------------
+    def option_value(self, name: str) -> int | str:
+        """The current value of an option (case-insensitive name)."""
+        try:
+            return self._values[name.lower()]
+        except KeyError:
+            raise UnknownOption(f"unknown option '{name}'") from None
+
+    def set_option(self, name: str, value: str | None) -> None:
+        """Set an option by name (case-insensitive) from its text value."""
+        self._idle()
+        spec = {o.name.lower(): o for o in options()}.get(name.lower())
+        if spec is None:
+            known = ", ".join(o.name for o in options())
+            raise UnknownOption(f"unknown option '{name}' (options: {known})")
+        if value is None:
+            raise BadOptionSyntax(f"option '{spec.name}' needs a value")
+        key = spec.name.lower()
+        if spec.kind == "combo":
+            choice = value.lower()
+            if choice not in spec.choices:
+                raise BadOptionValue(
+                    f"bad value '{value}' for option '{spec.name}' (one of {', '.join(spec.choices)})"
+                )
+            self._apply_combo(key, choice)
+            return
+        number = parse_int(value)
+        if number is None:
+            raise BadOptionSyntax(f"option '{spec.name}' needs a number, got '{value}'")
+        assert spec.min is not None and spec.max is not None
+        if not spec.min <= number <= spec.max:
+            raise BadOptionValue(
+                f"bad value {number} for option '{spec.name}' ({spec.min} to {spec.max})"
+            )
+        self._apply_spin(key, number)
+
+    def _apply_combo(self, key: str, choice: str) -> None:
+        if key == "uci_variant":
+            self._setup(choice, {})
+            self._clear_search()
+        self._values[key] = choice
+
+    def _apply_spin(self, key: str, number: int) -> None:
+        if key in RULE_DEFAULT_OPTIONS:
+            self._follow_rule_default(key, number)
+        self._values[key] = number
+        searcher = self._searcher
+        if searcher is not None:
+            if key == "hash" and number != searcher.hash_mb:
+                searcher.set_hash(number)
+            elif key == "seed":
+                searcher.seed = number
+            elif key == "move overhead":
+                searcher.overhead_ms = number
+
+    def _follow_rule_default(self, key: str, number: int) -> None:
+        """Apply a changed rule default to the current game, unless its rule was given."""
+        game, rule = RULE_DEFAULT_OPTIONS[key]
+        _, implied = resolve(self._variant)
+        if self.rules.game != game or rule in self._explicit or rule in implied:
+            return
+        rules = make_rules(self._variant, {**self._explicit, rule: str(number)})
+        if rules == self.rules:
+            return
+        try:
+            state = rules.start() if self._base is None else rules.parse_position(self._base)
+            play_texts(state, self._moves)
+        except Exception as exc:
+            raise BadOptionValue(
+                f"the current game cannot go on with {rule} {number}: {exc}"
+            ) from None
+        self.rules, self.state = rules, state
+
+    # --- search -----------------------------------------------------------------------------
+    def searcher(self) -> "Searcher":
+        """The search with its tables, made on first use with the current options."""
+        if self._searcher is None:
+            from engine.search import Searcher
+
+            self._searcher = Searcher(
+                hash_mb=int(self._values["hash"]),
+                seed=int(self._values["seed"]),
+                overhead_ms=int(self._values["move overhead"]),
+            )
+        return self._searcher
+
+    def _clear_search(self) -> None:
+        if self._searcher is not None:
+            self._searcher.clear()
+
+    @property
+    def searching(self) -> bool:
+        """Whether a search is running (its bestmove not yet reported).
+
+        Taken under the lock the worker holds while it reports, so a client that has read the
+        bestmove never finds the engine still busy.
+        """
+        with self._lock:
+            return self._searching
+
+    def _idle(self) -> None:
+        if self.searching:
+            raise Busy("a search is running (send stop first)")
+
+    def search_moves(self, texts: list[str]) -> list[int]:
+        """The move ints of ``searchmoves`` texts, each checked legal here (duplicates dropped)."""
+        moves: list[int] = []
+        for text in texts:
+            move = self.state.parse_move(text)
+            if move not in moves:
+                moves.append(move)
+        return moves
+
+    def go(self, limits: "Limits", on_info: InfoCallback, on_done: DoneCallback) -> None:
+        """Start a search of the current position in the background.
+
+        ``on_info(info, pv_texts)`` is called for every iteration, ``on_done(best)`` exactly
+        once, with the best move's text, or None (at once, on this thread) if the game is over.
+        """
+        self._idle()
+        if self.state.is_over():
+            on_done(None)
+            return
+        searcher = self.searcher()
+        root = self.state.copy()
+        if self._worker is not None:
+            self._worker.join()  # it has reported already; only its last instructions remain
+        self._stop = threading.Event()
+        self._unbounded = _unbounded(limits, root.side_to_move)
+        self._searching = True
+        self._worker = threading.Thread(
+            target=self._search,
+            args=(searcher, root, limits, self._stop, on_info, on_done),
+            name="zengine-search",
+            daemon=True,
+        )
+        self._worker.start()
+
+    def _search(self, searcher: "Searcher", root: State, limits: "Limits",
+                stop: threading.Event, on_info: InfoCallback, on_done: DoneCallback) -> None:
+        texts_of = root.copy()  # the search moves about on ``root``; pv texts come from this one
+        best: str | None = None
+        try:
+            def report(info: "SearchInfo") -> None:
+                on_info(info, pv_texts(texts_of, info.pv))
+
+            result = searcher.search(root, limits, stop, report)
+            if result.best is not None and result.best in texts_of.legal_moves():
+                best = texts_of.move_text(result.best)
+            if self.debug:
+                self.on_debug(f"search done: depth {result.depth} nodes {result.nodes}")
+        except Exception as exc:  # a bug in the search must not cost the client its bestmove
+            traceback.print_exc(file=sys.stderr)
+            self.on_debug(f"search failed: {type(exc).__name__}: {exc}")
+        if best is None:
+            best = legal_moves_text(texts_of)[0]
+        with self._lock:
+            try:
+                on_done(best)
+            finally:
+                self._searching = False
+
+    @property
+    def search_unbounded(self) -> bool:
+        """Whether the running search would only end when stopped (``infinite``)."""
+        return self._searching and self._unbounded
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop the search, if any, and wait until it has reported its best move."""
+        self._stop.set()
+        self.wait(timeout)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the search, if any, to end by itself."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            if not worker.is_alive():
+                self._worker = None
+
+    def bench(self, depth: int | None, emit: Callable[[str], None]) -> tuple[int, int]:
+        """The fixed benchmark (the session's state is left as it was)."""
+        self._idle()
+        from engine.bench import run_bench
+
+        return run_bench(depth, emit)
+
+
+def _unbounded(limits: "Limits", side: int) -> bool:
+    """Whether nothing but a stop ends a search under these limits for ``side`` to move."""
+    clock = limits.p1time if side == 0 else limits.p2time
+    return limits.infinite or (
+        limits.depth is None and limits.nodes is None and limits.movetime is None and clock is None
+    )
+
+
+def pv_texts(state: State, pv: list[int]) -> list[str]:
+    """The texts of a principal variation from ``state`` (cut at the first move not legal)."""
+    texts: list[str] = []
+    played = 0
+    try:
+        for move in pv:
+            if move not in state.legal_moves():
+                break
+            texts.append(state.move_text(move))
+            state.play(move)
+            played += 1
+    finally:
+        for _ in range(played):
+            state.undo()
+    return texts
+
+
+__all__ = [
+    "BadOptionSyntax",
+    "BadOptionValue",
+    "Busy",
+    "CannotUndo",
+    "Engine",
+    "EngineError",
+    "Option",
+    "options",
+    "parse_int",
+    "pv_texts",
+]

@@ -1,0 +1,71 @@
+"""The protocol's main loop: stdin lines in, a :class:`~protocol.session.Session` handles them.
+
+Input is read as bytes and decoded line by line, so a line of bad UTF-8 is one error and the
+next line is fine; a line longer than :data:`MAX_LINE` bytes is skipped whole with one error.
+At end of input a search in progress finishes (an infinite one is stopped) and reports; ``quit``
+ends at once and prints nothing more.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import BinaryIO
+
+from protocol.output import Writer
+from protocol.session import Session
+
+#: Longest input line, in bytes (a Zhadu game of 100,000 plies in ``position ... moves`` fits).
+MAX_LINE = 1 << 20
+
+
+def read_lines(stream: BinaryIO, max_line: int = MAX_LINE):
+    """Yield each input line as ``(text, None)`` or ``(None, error detail)``."""
+    while True:
+        raw = stream.readline(max_line + 1)
+        if not raw:
+            return
+        if len(raw) > max_line and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):  # skip the rest of the over-long line
+                raw = stream.readline(max_line)
+            yield None, f"line too long (over {max_line} bytes): ignored"
+            continue
+        try:
+            yield raw.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            yield None, f"input line is not valid UTF-8 (byte {exc.start}): ignored"
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> int:
+    """Run a session from ``stdin`` to ``stdout`` until ``quit`` or end of input; exit code."""
+    writer = Writer(stdout)
+    session = session or Session(writer.lines)
+    try:
+        for line, problem in read_lines(stdin):
+            if problem is not None:
+                writer.line(f"error syntax {problem}")
+            elif not session.handle(line):
+                writer.silence()
+                session.quit()
+                return 0
+            if writer.broken:
+                session.quit()
+                return 0
+        session.finish()
+    except KeyboardInterrupt:
+        writer.silence()
+        session.quit()
+    return 0
+
+
+def run() -> int:
+    """The ``zengine`` command without a subcommand: the protocol on stdin/stdout."""
+    code = serve(sys.stdin.buffer, sys.stdout.buffer)
+    try:
+        # Every line is flushed already; what a reader that went away left in the buffer must
+        # not make the exit flush print a BrokenPipeError, so stdout now points at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return code

@@ -1,0 +1,437 @@
+"""The command dispatcher: one protocol line in, its reply lines out (``shared/spec/protocol.md``).
+
+Parses a line into a call on the :class:`~engine.facade.Engine`, formats what comes back, and
+turns every failure into exactly one ``error <code> <detail>`` line. It never names a game: all
+game knowledge comes through the facade and the game interface.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+import traceback
+from typing import Callable
+
+from engine.facade import (
+    BadOptionSyntax,
+    BadOptionValue,
+    Busy,
+    CannotUndo,
+    Engine,
+    UnknownOption,
+    options,
+    parse_int,
+)
+from engine.game import (
+    BadRuleValueError,
+    GameError,
+    IllegalMoveError,
+    InvalidMoveError,
+    PositionError,
+    UnknownGameError,
+    UnknownRuleError,
+)
+
+
+class ProtocolError(Exception):
+    """A command that failed: one ``error <code> <detail>`` line."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+#: Exception class -> error code, most specific first.
+ERROR_CODES: list[tuple[type[BaseException], str]] = [
+    (InvalidMoveError, "syntax"),
+    (IllegalMoveError, "illegal-move"),
+    (PositionError, "bad-position"),
+    (UnknownGameError, "unknown-game"),
+    (UnknownRuleError, "unknown-option"),
+    (BadRuleValueError, "bad-value"),
+    (Busy, "busy"),
+    (CannotUndo, "cannot-undo"),
+    (UnknownOption, "unknown-option"),
+    (BadOptionValue, "bad-value"),
+    (BadOptionSyntax, "syntax"),
+    (GameError, "syntax"),
+]
+
+#: Every error code the protocol uses.
+CODES = ("unknown-command", "syntax", "unknown-game", "unknown-option", "bad-value",
+         "bad-position", "illegal-move", "cannot-undo", "busy")
+
+#: The first words of every reply line (``d``, ``help`` and ``perft`` print free text too).
+REPLY_WORDS = ("id", "option", "uciok", "ugiok", "readyok", "error", "legalmoves", "response",
+               "info", "bestmove")
+
+MAX_MS = 2**31 - 1
+MAX_NODES = 2**63 - 1
+MAX_PERFT = 64
+MAX_BENCH = 64
+
+GO_NUMBERS = {
+    # token: (Limits field, least value; clocks below 0 count as 0)
+    "depth": ("depth", 1), "nodes": ("nodes", 1), "movetime": ("movetime", 0),
+    "wtime": ("p1time", None), "btime": ("p2time", None),
+    "p1time": ("p1time", None), "p2time": ("p2time", None),
+    "winc": ("p1inc", 0), "binc": ("p2inc", 0), "p1inc": ("p1inc", 0), "p2inc": ("p2inc", 0),
+    "movestogo": ("movestogo", 1),
+}
+GO_WORDS = set(GO_NUMBERS) | {"searchmoves", "infinite", "ponder", "mate", "perft"}
+
+HELP = """\
+zengine speaks a UCI/UGI-style protocol; commands (case-insensitive):
+  uci | ugi                           handshake: id, options, uciok | ugiok
+  isready                             readyok (also during a search)
+  setup <game> [<rule> <value>]...    select a game: {games}
+  setoption name <N> [value <V>]      set an option (listed by uci)
+  ucinewgame | uginewgame | newgame [<game> [<rule> <value>]...]
+                                      a new game: start position, search state cleared
+  position startpos|fen <string> [moves <m>...]
+  move|play <m>...                    play moves on the current position (all or none)
+  undo [n]                            take back n plies (default 1)
+  legalmoves                          the legal moves, sorted
+  query gameover|p1turn|result|fen|islegal <m>
+  go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
+     [searchmoves <m>...] [infinite]  search; info lines, then bestmove
+  stop                                end the search now
+  perft N | go perft N                count move paths N plies deep, per move
+  d | show | display                  the board, fen, side to move, result
+  bench [depth]                       the fixed benchmark
+  debug on|off                        info string diagnostics
+  help                                this list
+  quit                                exit at once"""
+
+
+def clean(text: str, limit: int = 200) -> str:
+    """Text safe inside one reply line: printable, single-spaced, not too long."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in " ".join(text.split()))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def version() -> str:
+    """The installed package's version."""
+    try:
+        return importlib.metadata.version("zengine")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def author() -> str:
+    """The installed package's author."""
+    try:
+        return importlib.metadata.metadata("zengine").get("Author") or "zengine developers"
+    except importlib.metadata.PackageNotFoundError:
+        return "zengine developers"
+
+
+def option_line(option) -> str:
+    """The handshake line of one option."""
+    line = f"option name {option.name} type {option.kind} default {option.default}"
+    if option.kind == "spin":
+        return f"{line} min {option.min} max {option.max}"
+    return line + "".join(f" var {choice}" for choice in option.choices)
+
+
+def format_info(info, pv: list[str]) -> str:
+    """An ``info`` line of a search iteration."""
+    score = f"mate {info.score.mate}" if info.score.mate is not None else f"cp {info.score.cp}"
+    line = (f"info depth {info.depth} seldepth {info.seldepth} score {score} nodes {info.nodes}"
+            f" nps {info.nps} time {info.time_ms}")
+    if info.hashfull is not None:
+        line += f" hashfull {info.hashfull}"
+    if pv:
+        line += " pv " + " ".join(pv)
+    return line
+
+
+def number(token: str, what: str, low: int | None, high: int) -> int:
+    """A numeric token in ``low..high`` (no lower bound if ``low`` is None)."""
+    value = parse_int(token)
+    if value is None:
+        raise ProtocolError("syntax", f"{what} needs a number, got '{clean(token, 40)}'")
+    if (low is not None and value < low) or value > high:
+        bounds = f"{low} to {high}" if low is not None else f"at most {high}"
+        raise ProtocolError("bad-value", f"{what} {value} out of range ({bounds})")
+    return value
+
+
+def no_more(args: list[str], command: str) -> None:
+    """Refuse extra tokens."""
+    if args:
+        raise ProtocolError("syntax", f"unexpected '{clean(args[0], 40)}' after {command}")
+
+
+def rule_pairs(args: list[str], command: str) -> dict[str, str]:
+    """``<rule> <value>`` pairs."""
+    if len(args) % 2:
+        raise ProtocolError("syntax", f"{command}: rule '{clean(args[-1], 40)}' has no value")
+    return {args[i].lower(): args[i + 1].lower() for i in range(0, len(args), 2)}
+
+
+class Session:
+    """One protocol session over an engine: ``handle`` each input line in order."""
+
+    #: Commands answered during a search; every other one gives ``error busy`` then.
+    DURING_SEARCH = frozenset({"isready", "stop", "quit", "d", "show", "display", "legalmoves",
+                               "query", "help"})
+
+    def __init__(self, emit_lines: Callable[[list[str]], None],
+                 engine: Engine | None = None) -> None:
+        self.emit_lines = emit_lines
+        self.engine = engine or Engine()
+        self.debug = False
+        self.engine.on_debug = self._debug_line
+        self.commands: dict[str, Callable[[list[str]], None]] = {
+            "uci": lambda args: self.handshake(args, "uciok"),
+            "ugi": lambda args: self.handshake(args, "ugiok"),
+            "isready": self.isready,
+            "setup": self.setup,
+            "setoption": self.setoption,
+            "ucinewgame": self.newgame_bare,
+            "uginewgame": self.newgame_bare,
+            "newgame": self.newgame,
+            "position": self.position,
+            "move": self.move,
+            "play": self.move,
+            "undo": self.undo,
+            "legalmoves": self.legalmoves,
+            "query": self.query,
+            "go": self.go,
+            "stop": self.stop,
+            "perft": self.perft,
+            "d": self.display,
+            "show": self.display,
+            "display": self.display,
+            "bench": self.bench,
+            "debug": self.set_debug,
+            "help": self.help,
+        }
+
+    def emit(self, text: str) -> None:
+        """Write one line."""
+        self.emit_lines([text])
+
+    def _debug_line(self, text: str) -> None:
+        if self.debug:
+            self.emit(f"info string {clean(text)}")
+
+    # --- dispatch ---------------------------------------------------------------------------
+    def handle(self, line: str) -> bool:
+        """Process one input line; False once the session should end (``quit``)."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        word, args = tokens[0].lower(), tokens[1:]
+        if word == "quit":
+            return False
+        try:
+            command = self.commands.get(word)
+            if command is None:
+                raise ProtocolError("unknown-command", f"unknown command '{clean(tokens[0], 40)}'"
+                                    " (help lists the commands)")
+            if word not in self.DURING_SEARCH and self.engine.searching:
+                raise ProtocolError("busy", f"'{word}' needs the engine idle: a search is running"
+                                    " (send stop first)")
+            command(args)
+        except ProtocolError as exc:
+            self.emit(f"error {exc.code} {clean(exc.detail)}")
+        except Exception as exc:  # every failure is one error line, never a crash
+            code = next((code for cls, code in ERROR_CODES if isinstance(exc, cls)), None)
+            if code is None:
+                traceback.print_exc(file=sys.stderr)
+                code = "internal"
+            self.emit(f"error {code} {clean(str(exc)) or type(exc).__name__}")
+        return True
+
+    def finish(self) -> None:
+        """End of input: a search in progress ends (an infinite one is stopped) and reports."""
+        if self.engine.search_unbounded:
+            self.engine.stop()
+        else:
+            self.engine.wait()
+
+    def quit(self) -> None:
+        """``quit``: stop any search; the caller has silenced the output already."""
+        self.engine.stop(timeout=5.0)
+
+    # --- commands ---------------------------------------------------------------------------
+    def handshake(self, args: list[str], ok: str) -> None:
+        no_more(args, ok[:3])
+        lines = [f"id name zengine {version()}", f"id author {author()}"]
+        lines += [option_line(option) for option in options()]
+        lines.append(ok)
+        self.emit_lines(lines)
+
+    def isready(self, args: list[str]) -> None:
+        self.emit("readyok")
+
+    def setup(self, args: list[str]) -> None:
+        if not args:
+            raise ProtocolError("syntax", "setup needs a game name")
+        self.engine.setup(args[0], rule_pairs(args[1:], "setup"))
+
+    def setoption(self, args: list[str]) -> None:
+        if not args or args[0].lower() != "name":
+            raise ProtocolError("syntax", "expected 'setoption name <name> [value <value>]'")
+        lowered = [token.lower() for token in args]
+        split = lowered.index("value") if "value" in lowered[1:] else len(args)
+        name = " ".join(args[1:split])
+        if not name:
+            raise ProtocolError("syntax", "setoption needs an option name")
+        value_tokens = args[split + 1:]
+        if split < len(args) and not value_tokens:
+            raise ProtocolError("syntax", f"option '{clean(name, 40)}': 'value' without a value")
+        if len(value_tokens) > 1:
+            raise ProtocolError("syntax", f"option '{clean(name, 40)}': the value is one token,"
+                                f" got '{clean(' '.join(value_tokens), 60)}'")
+        self.engine.set_option(name, value_tokens[0] if value_tokens else None)
+
+    def newgame_bare(self, args: list[str]) -> None:
+        no_more(args, "ucinewgame")
+        self.engine.new_game()
+
+    def newgame(self, args: list[str]) -> None:
+        if not args:
+            self.engine.new_game()
+        else:
+            self.engine.new_game(args[0], rule_pairs(args[1:], "newgame"))
+
+    def position(self, args: list[str]) -> None:
+        if not args:
+            raise ProtocolError("syntax", "expected 'position startpos|fen <string> [moves ...]'")
+        lowered = [token.lower() for token in args]
+        split = lowered.index("moves") if "moves" in lowered else len(args)
+        kind, body, moves = lowered[0], args[1:split], args[split + 1:]
+        if kind == "startpos":
+            no_more(body, "position startpos")
+            self.engine.set_position(None, moves)
+        elif kind == "fen":
+            if not body:
+                raise ProtocolError("syntax", "position fen needs a position string")
+            self.engine.set_position(" ".join(body), moves)
+        else:
+            raise ProtocolError("syntax", f"expected startpos or fen, got '{clean(args[0], 40)}'")
+
+    def move(self, args: list[str]) -> None:
+        if not args:
+            raise ProtocolError("syntax", "move needs at least one move")
+        self.engine.play(args)
+
+    def undo(self, args: list[str]) -> None:
+        if len(args) > 1:
+            no_more(args[1:], "undo n")
+        plies = number(args[0], "undo", 1, MAX_NODES) if args else 1
+        self.engine.undo(plies)
+
+    def legalmoves(self, args: list[str]) -> None:
+        no_more(args, "legalmoves")
+        self.emit(" ".join(["legalmoves", *self.engine.legal_moves()]))
+
+    def query(self, args: list[str]) -> None:
+        if not args:
+            raise ProtocolError("syntax", "query needs gameover, p1turn, result, fen or islegal")
+        what, rest = args[0].lower(), args[1:]
+        engine = self.engine
+        if what == "islegal":
+            if len(rest) != 1:
+                raise ProtocolError("syntax", "expected 'query islegal <move>'")
+            answer = "true" if engine.is_legal(rest[0]) else "false"
+        else:
+            answers: dict[str, Callable[[], str]] = {
+                "gameover": lambda: "true" if engine.is_over() else "false",
+                "p1turn": lambda: "true" if engine.side_to_move() == "p1" else "false",
+                "result": engine.result,
+                "fen": engine.position_text,
+            }
+            if what not in answers:
+                raise ProtocolError("syntax", f"unknown query '{clean(args[0], 40)}' (gameover,"
+                                    " p1turn, result, fen, islegal)")
+            no_more(rest, f"query {what}")
+            answer = answers[what]()
+        self.emit(f"response {answer}")
+
+    def go(self, args: list[str]) -> None:
+        from engine.search import Limits
+
+        if args and args[0].lower() == "perft":
+            self.perft(args[1:])
+            return
+        limits = Limits()
+        searchmoves: list[str] | None = None
+        i = 0
+        while i < len(args):
+            word = args[i].lower()
+            i += 1
+            if word in GO_NUMBERS:
+                if i >= len(args):
+                    raise ProtocolError("syntax", f"go {word} needs a number")
+                field, low = GO_NUMBERS[word]
+                high = MAX_NODES if field == "nodes" else MAX_MS
+                value = number(args[i], f"go {word}", low, high)
+                setattr(limits, field, max(value, 0))
+                i += 1
+            elif word == "infinite":
+                limits.infinite = True
+            elif word == "searchmoves":
+                searchmoves = []
+                while i < len(args) and args[i].lower() not in GO_WORDS:
+                    searchmoves.append(args[i])
+                    i += 1
+                if not searchmoves:
+                    raise ProtocolError("syntax", "go searchmoves needs at least one move")
+            elif word in ("ponder", "mate", "perft"):
+                raise ProtocolError("syntax", f"go {word} is not supported here")
+            else:
+                raise ProtocolError("syntax", f"unknown go token '{clean(args[i - 1], 40)}'")
+        if searchmoves is not None:
+            limits.searchmoves = self.engine.search_moves(searchmoves)
+        if self.debug:
+            given = {k: v for k, v in vars(limits).items() if v not in (None, False)}
+            self.emit(f"info string go {clean(str(given))}")
+        self.engine.go(limits, self._info, self._bestmove)
+
+    def _info(self, info, pv: list[str]) -> None:
+        self.emit(format_info(info, pv))
+
+    def _bestmove(self, best: str | None) -> None:
+        self.emit(f"bestmove {best if best is not None else '(none)'}")
+
+    def stop(self, args: list[str]) -> None:
+        no_more(args, "stop")
+        self.engine.stop()
+
+    def perft(self, args: list[str]) -> None:
+        if not args:
+            raise ProtocolError("syntax", "perft needs a depth")
+        no_more(args[1:], "perft N")
+        depth = number(args[0], "perft depth", 0, MAX_PERFT)
+        rows, total = self.engine.perft(depth)
+        lines = [f"{text}: {count}" for text, count in rows]
+        if depth > 0:
+            lines.append("")
+        lines.append(f"Nodes searched: {total}")
+        self.emit_lines(lines)
+
+    def display(self, args: list[str]) -> None:
+        no_more(args, "d")
+        engine = self.engine
+        self.emit_lines([*engine.diagram().splitlines(), f"fen {engine.position_text()}",
+                         f"turn {engine.side_to_move()}", f"result {engine.result()}"])
+
+    def bench(self, args: list[str]) -> None:
+        no_more(args[1:], "bench depth")
+        depth = number(args[0], "bench depth", 1, MAX_BENCH) if args else None
+        self.engine.bench(depth, self.emit)
+
+    def set_debug(self, args: list[str]) -> None:
+        if len(args) != 1 or args[0].lower() not in ("on", "off"):
+            raise ProtocolError("syntax", "expected 'debug on' or 'debug off'")
+        self.debug = self.engine.debug = args[0].lower() == "on"
+
+    def help(self, args: list[str]) -> None:
+        from engine.variants import variant_names
+
+        self.emit_lines(HELP.format(games=", ".join(variant_names())).splitlines())
