@@ -1,0 +1,329 @@
+"""The protocol dispatcher in-process: scripted lines in, exact lines out (spec: protocol.md)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+from engine.game import legal_moves_text
+from engine.perft import divide
+from engine.variants import make_rules, variant_names
+from protocol.session import CODES
+from test_protocol_helpers import Script
+
+ZOLA_START = "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"
+ZOLA_WON = "6/6/6/6/6/r5 b"  # Blue has no checker left: Red has won
+ZHADU_SET = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
+ZHADU_WON = "1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 b 2/- 0 39"
+
+OPTION_LINES = [
+    "option name UCI_Variant type combo default zola var zola var zola-8 var zola-10 var zhadu"
+    " var zhadu-star",
+    "option name Zhadu Quiet type spin default 100 min 0 max 100000",
+    "option name Hash type spin default 16 min 1 max 4096",
+    "option name Threads type spin default 1 min 1 max 1",
+    "option name Move Overhead type spin default 30 min 0 max 5000",
+    "option name Seed type spin default 0 min 0 max 2147483647",
+]
+
+
+@pytest.fixture
+def script() -> Script:
+    return Script()
+
+
+@pytest.mark.parametrize("word,ok", [("uci", "uciok"), ("ugi", "ugiok"), ("UCI", "uciok")])
+def test_handshake_lists_exactly_the_options(script: Script, word: str, ok: str) -> None:
+    version = importlib.metadata.version("zengine")
+    reply = script.send(word)
+    assert reply[0] == f"id name zengine {version}"
+    assert reply[1].startswith("id author ") and len(reply[1]) > len("id author ")
+    assert reply[2:] == OPTION_LINES + [ok]
+
+
+def test_isready_always_readyok(script: Script) -> None:
+    assert script.send("isready", "nonsense", "isready", "  ISREADY \r") == [
+        "readyok", "error unknown-command unknown command 'nonsense' (help lists the commands)",
+        "readyok", "readyok"]
+
+
+@pytest.mark.parametrize("line", [
+    "setup zola", "setup zola-8", "setup zhadu quiet 50", "setup zhadu-star quiet 50",
+    "setup zhadu links star", "SETUP Zola SIZE 10", "setoption name Hash value 8",
+    "setoption name hash VALUE 1", "setoption name Move Overhead value 0",
+    "setoption name UCI_Variant value zhadu", "setoption name Seed value 7",
+    "setoption name Zhadu Quiet value 0", "setoption name Threads value 1",
+    "ucinewgame", "uginewgame", "newgame", "newgame zola-8", "newgame zhadu quiet 7",
+    "position startpos", "position startpos moves a1xa2 b1xa2", f"position fen {ZOLA_START}",
+    f"position fen {ZOLA_START} moves a1xa2", "move a1xa2", "play a1a2 B1XA2", "debug on",
+    "debug off", "", "   ", "\t\r", "stop",
+])
+def test_state_commands_are_silent(script: Script, line: str) -> None:
+    assert script.send(line) == []
+
+
+def fen(script: Script) -> str:
+    reply = script.one("query fen")
+    assert reply.startswith("response ")
+    return reply[len("response "):]
+
+
+# (lines before, the failing line, its code)
+ERRORS = [
+    ([], "frobnicate", "unknown-command"),
+    ([], "ucinewgame now", "syntax"),
+    ([], "uci extra", "syntax"),
+    ([], "legalmoves a1xa2", "syntax"),
+    ([], "setup", "syntax"),
+    ([], "setup chess", "unknown-game"),
+    ([], "setup zola size", "syntax"),
+    ([], "setup zola size 7", "bad-value"),
+    ([], "setup zola colour red", "unknown-option"),
+    ([], "setup zhadu quiet -1", "bad-value"),
+    ([], "setup zhadu quiet many", "bad-value"),
+    ([], "setup zhadu links ring", "bad-value"),
+    ([], "newgame go", "unknown-game"),
+    ([], "setoption", "syntax"),
+    ([], "setoption Hash value 3", "syntax"),
+    ([], "setoption name", "syntax"),
+    ([], "setoption name Hash", "syntax"),
+    ([], "setoption name Hash value", "syntax"),
+    ([], "setoption name Hash value 1 2", "syntax"),
+    ([], "setoption name Hash value lots", "syntax"),
+    ([], "setoption name Hash value 0", "bad-value"),
+    ([], "setoption name Hash value 4097", "bad-value"),
+    ([], "setoption name Hash value 99999999999999999999999999", "bad-value"),
+    ([], "setoption name Threads value 2", "bad-value"),
+    ([], "setoption name Seed value -1", "bad-value"),
+    ([], "setoption name Zhadu Quiet value 100001", "bad-value"),
+    ([], "setoption name UCI_Variant value chess", "bad-value"),
+    ([], "setoption name Ponder value true", "unknown-option"),
+    ([], "position", "syntax"),
+    ([], "position startpos extra", "syntax"),
+    ([], "position fen", "syntax"),
+    ([], "position fen moves a1xa2", "syntax"),
+    ([], "position somewhere", "syntax"),
+    ([], "position startpos moves a1xa2 zz", "syntax"),
+    ([], "position startpos moves a1xa2 a1xa2", "illegal-move"),
+    ([], "position startpos moves a1xb2", "illegal-move"),
+    ([], "position startpos moves pass", "illegal-move"),
+    ([], "position fen brbrbr/rbrbrb r", "bad-position"),
+    ([], "position fen brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrq r", "bad-position"),
+    ([], "position fen brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb r",
+     "bad-position"),
+    ([], f"position fen {ZHADU_SET}", "bad-position"),
+    ([], "move", "syntax"),
+    ([], "move a1xa2 q9", "syntax"),
+    ([], "move a1xa2 a1xa2", "illegal-move"),
+    ([], "play z1xa2", "syntax"),
+    ([f"position fen {ZOLA_WON}"], "move a1-a2", "illegal-move"),
+    ([f"position fen {ZOLA_WON}"], "move pass", "illegal-move"),
+    ([], "undo", "cannot-undo"),
+    (["move a1xa2"], "undo 2", "cannot-undo"),
+    ([], "undo 0", "bad-value"),
+    ([], "undo -1", "bad-value"),
+    ([], "undo one", "syntax"),
+    ([], "undo 1 2", "syntax"),
+    ([], "query", "syntax"),
+    ([], "query colour", "syntax"),
+    ([], "query fen now", "syntax"),
+    ([], "query islegal", "syntax"),
+    ([], "query islegal a1xa2 b2xb1", "syntax"),
+    ([], "go ponder", "syntax"),
+    ([], "go mate 3", "syntax"),
+    ([], "go depth", "syntax"),
+    ([], "go depth x", "syntax"),
+    ([], "go depth 0", "bad-value"),
+    ([], "go depth -2", "bad-value"),
+    ([], "go depth 3.5", "syntax"),
+    ([], "go nodes 0", "bad-value"),
+    ([], "go movetime -1", "bad-value"),
+    ([], "go movetime 99999999999999999999", "bad-value"),
+    ([], "go wtime 1000 winc -5", "bad-value"),
+    ([], "go movestogo 0", "bad-value"),
+    ([], "go sideways", "syntax"),
+    ([], "go searchmoves", "syntax"),
+    ([], "go searchmoves a1xa2 zz", "syntax"),
+    ([], "go searchmoves a1xa2 a1xb2", "illegal-move"),
+    ([], "perft", "syntax"),
+    ([], "perft x", "syntax"),
+    ([], "perft -1", "bad-value"),
+    ([], "perft 65", "bad-value"),
+    ([], "perft 1 2", "syntax"),
+    ([], "go perft", "syntax"),
+    ([], "d now", "syntax"),
+    ([], "bench 0", "bad-value"),
+    ([], "bench two", "syntax"),
+    ([], "debug", "syntax"),
+    ([], "debug maybe", "syntax"),
+    ([], "\u2603 snowman", "unknown-command"),
+    ([], "\x00\x01\x1b[2J", "unknown-command"),
+    (["setup zhadu"], "position fen " + ZOLA_START, "bad-position"),
+    (["setup zhadu"], "move 5@a0", "syntax"),
+    (["setup zhadu"], "move 1@h0", "illegal-move"),
+    (["setup zhadu"], "setoption name Zhadu Quiet value -3", "bad-value"),
+]
+
+
+@pytest.mark.parametrize("before,line,code", ERRORS)
+def test_each_error_is_one_line_and_changes_nothing(script: Script, before: list[str],
+                                                    line: str, code: str) -> None:
+    assert script.send(*before) == []
+    position, history = fen(script), script.engine.state.history_length
+    reply = script.send(line)
+    assert len(reply) == 1, reply
+    assert reply[0].startswith(f"error {code} "), reply
+    assert reply[0].isprintable() and len(reply[0].split()) >= 3
+    assert fen(script) == position and script.engine.state.history_length == history
+    assert script.send("isready") == ["readyok"]
+
+
+def test_error_codes_are_the_specs() -> None:
+    assert CODES == ("unknown-command", "syntax", "unknown-game", "unknown-option", "bad-value",
+                     "bad-position", "illegal-move", "cannot-undo", "busy")
+
+
+def test_position_is_atomic(script: Script) -> None:
+    script.send("position startpos moves a1xa2")
+    before = fen(script)
+    assert script.one("position startpos moves a1xa2 b1xa2 zz").startswith("error syntax")
+    assert script.one("position startpos moves a1xa2 a1xa2").startswith("error illegal-move")
+    assert fen(script) == before
+    assert script.send("undo") == [] and fen(script) == ZOLA_START
+
+
+def test_move_is_all_or_none(script: Script) -> None:
+    assert script.one("move a1xa2 b1xa2 a1xa2").startswith("error illegal-move")
+    assert fen(script) == ZOLA_START
+    assert script.send("move a1xa2 b1xa2") == []
+    state = make_rules("zola").start()
+    for text in ("a1xa2", "b1xa2"):
+        state.play(state.parse_move(text))
+    assert fen(script) == state.position_text()
+
+
+def test_undo_walks_the_history_of_position_and_move(script: Script) -> None:
+    script.send("position startpos moves a1xa2 b1xa2", "move c1xc2")
+    assert script.one("undo 4").startswith("error cannot-undo")
+    assert script.send("undo 3") == [] and fen(script) == ZOLA_START
+    script.send(f"position fen {ZOLA_START}")
+    assert script.one("undo").startswith("error cannot-undo")
+
+
+def test_canonical_moves_and_legalmoves(script: Script) -> None:
+    assert script.one("legalmoves") == "legalmoves " + " ".join(
+        legal_moves_text(make_rules("zola").start()))
+    script.send("position fen 6/6/br4/6/1b4/6 r")
+    assert script.one("legalmoves") == "legalmoves b4-a3 b4-a5 b4-b5"
+    script.send("position fen 1r3r/6/6/6/2r2b/5r b")
+    assert script.one("legalmoves") == "legalmoves f2xb6 f2xc2"
+    script.send(f"position fen {ZOLA_WON}")
+    assert script.one("legalmoves") == "legalmoves"
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_legalmoves_match_the_rules_core(script: Script, variant: str) -> None:
+    script.send(f"setup {variant}")
+    state = make_rules(variant).start()
+    assert script.one("legalmoves") == " ".join(["legalmoves", *legal_moves_text(state)])
+    assert fen(script) == state.position_text()
+
+
+def test_queries(script: Script) -> None:
+    assert script.send("query gameover", "query p1turn", "query result", "query islegal a1xa2",
+                       "query islegal A1A2", "query islegal a1-b2", "query islegal \u2603",
+                       "QUERY P1TURN") == [
+        "response false", "response true", "response none", "response true", "response true",
+        "response false", "response false", "response true"]
+    script.send("move a1xa2")
+    assert script.send("query p1turn") == ["response false"]
+    script.send(f"position fen {ZOLA_WON}")
+    assert script.send("query gameover", "query result", "query p1turn", "query islegal pass",
+                       "query fen") == [
+        "response true", "response p1win", "response false", "response false",
+        f"response {ZOLA_WON}"]
+
+
+def test_queries_on_zhadu(script: Script) -> None:
+    script.send("setup zhadu", f"position fen {ZHADU_WON}")
+    assert script.send("query gameover", "query result", "query fen", "legalmoves") == [
+        "response true", "response p1win", f"response {ZHADU_WON}", "legalmoves"]
+
+
+@pytest.mark.parametrize("variant", ["zola", "zhadu"])
+def test_d_draws_then_fen_turn_result(script: Script, variant: str) -> None:
+    script.send(f"setup {variant}")
+    state = make_rules(variant).start()
+    reply = script.send("d")
+    assert reply == [*state.diagram().splitlines(), f"fen {state.position_text()}", "turn p1",
+                     "result none"]
+    assert script.send("show") == reply and script.send("DISPLAY") == reply
+
+
+def test_perft_lists_divide_then_total(script: Script) -> None:
+    state = make_rules("zola").start()
+    rows = divide(state, 2)
+    expected = [f"{text}: {count}" for text, count in rows] + ["", "Nodes searched: 1296"]
+    assert script.send("perft 2") == expected
+    assert script.send("go perft 2") == expected
+    assert script.send("perft 0") == ["Nodes searched: 1"]
+    script.send("setup zhadu")
+    assert script.send("perft 1")[-1] == "Nodes searched: 25"
+    script.send(f"position fen {ZHADU_WON}")
+    assert script.send("perft 1") == ["", "Nodes searched: 0"]
+
+
+def test_zhadu_quiet_option_is_the_default_quiet_rule(script: Script) -> None:
+    script.send("setup zhadu")
+    assert script.engine.rules.options["quiet"] == "100"
+    script.send("setoption name Zhadu Quiet value 40")
+    assert script.engine.rules.options["quiet"] == "40"  # the current game follows at once
+    script.send("setup zhadu-star")
+    assert script.engine.rules.options == {"links": "star", "quiet": "40"}
+    script.send("setup zhadu quiet 7", "setoption name zhadu quiet value 9")
+    assert script.engine.rules.options["quiet"] == "7"  # the explicit rule wins for this game
+    script.send("newgame zhadu")
+    assert script.engine.rules.options["quiet"] == "9"
+    script.send("setup zola", "setoption name Zhadu Quiet value 11")
+    assert script.engine.rules.options == {"size": "6"}
+
+
+def test_zhadu_quiet_change_keeps_the_position(script: Script) -> None:
+    moves = "1@b0 1@g0 2@a1 2@h1 3@a2 3@h2 4@a3 4@h3 123@a0 123@h0 b0-b1 g0-g1"
+    script.send("setup zhadu", f"position startpos moves {moves}")
+    position = fen(script)
+    script.send("setoption name Zhadu Quiet value 50")
+    assert fen(script) == position and script.engine.state.history_length == 12
+    # two quiet plies played: a limit of 1 would have ended the game already
+    reply = script.send("setoption name Zhadu Quiet value 1")
+    assert reply[0].startswith("error bad-value") and len(reply) == 1
+    assert fen(script) == position and script.engine.rules.options["quiet"] == "50"
+
+
+def test_uci_variant_selects_the_game(script: Script) -> None:
+    script.send("setoption name UCI_Variant value ZOLA-10")
+    assert script.engine.rules.name == "zola-10"
+    assert len(fen(script).split()[0].split("/")) == 10
+    script.send("move a1xa2", "ucinewgame")
+    assert script.engine.rules.name == "zola-10" and script.engine.state.history_length == 0
+
+
+def test_position_keeps_the_game(script: Script) -> None:
+    script.send("setup zola-8", "position startpos")
+    assert script.engine.rules.name == "zola-8"
+    assert script.one(f"position fen {ZOLA_START}").startswith("error bad-position")
+
+
+def test_help_lists_every_command(script: Script) -> None:
+    text = "\n".join(script.send("help"))
+    for word in ("uci", "ugi", "isready", "setup", "setoption", "ucinewgame", "uginewgame",
+                 "newgame", "position", "move", "play", "undo", "legalmoves", "query", "go",
+                 "stop", "perft", "show", "display", "bench", "debug", "help", "quit"):
+        assert word in text
+    assert all(variant in text for variant in variant_names())
+
+
+def test_quit_ends_the_session(script: Script) -> None:
+    assert script.session.handle("quit") is False
+    assert script.session.handle("QUIT now") is False
