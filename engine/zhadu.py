@@ -381,12 +381,12 @@ class ZhaduState(State):
             in_hand = sum(1 for kind in range(5) if pos[base + kind] < 0)
             return in_hand * (ZONES[stm] & ~occupied).bit_count()
         g = self.g
-        steps, ball, cache = g.steps, g.ball, g.cache
+        ball, cache = g.ball, g.cache
         free = FULL ^ own
         count = 0
         p = pos[base]
         if p >= 0:
-            count = (steps[p] & (free | (1 << p))).bit_count()
+            count = (g.steps[p] & (free | (1 << p))).bit_count()
         for kind in (1, 2, 3, 4):
             p = pos[base + kind]
             if p < 0:
@@ -415,28 +415,16 @@ class ZhaduState(State):
     def play(self, move: int) -> None:
         stm = self.stm
         key = self._key
-        # The last field is the captured piece for a capture (meaningless otherwise).
-        self.stack.append(
-            (move, key, self.quiet, self.passes, self.first[stm], self.board[(move >> 5) & 31])
-        )
         won = None
-        if move & PLACE:
-            p = move & 31
-            piece = 5 * stm + ((move >> 5) & 7)
-            self.pos[piece] = p
-            self.board[p] = piece
-            self.occ[stm] |= 1 << p
-            key ^= ZOBRIST[piece][p]
-        elif move & PASS:
-            self.passes += 1
-            self.quiet += 1
-        else:
+        if move < PLACE:  # a stone moves (the common case first)
             fr = move & 31
-            to = (move >> 5) & 31
+            to = move >> 5 & 31
             board = self.board
+            victim = board[to]
+            # The last field is the captured piece (meaningful for a capture only).
+            self.stack.append((move, key, self.quiet, self.passes, self.first[stm], victim))
             if move & CAPTURE:
                 opp = stm ^ 1
-                victim = board[to]
                 kind = victim - 5 * opp
                 self.occ[opp] ^= 1 << to
                 self.pos[victim] = -1
@@ -458,8 +446,21 @@ class ZhaduState(State):
                 board[to] = piece
                 self.pos[piece] = to
                 self.occ[stm] ^= (1 << fr) | (1 << to)
-                key ^= ZOBRIST[piece][fr] ^ ZOBRIST[piece][to]
+                zp = ZOBRIST[piece]
+                key ^= zp[fr] ^ zp[to]
             self.passes = 0
+        elif move & PLACE:
+            self.stack.append((move, key, 0, 0, -1, -1))
+            p = move & 31
+            piece = 5 * stm + ((move >> 5) & 7)
+            self.pos[piece] = p
+            self.board[p] = piece
+            self.occ[stm] |= 1 << p
+            key ^= ZOBRIST[piece][p]
+        else:
+            self.stack.append((move, key, self.quiet, self.passes, -1, -1))
+            self.passes += 1
+            self.quiet += 1
         self.stm = stm ^ 1
         key ^= SIDE_KEY
         self._key = key
@@ -479,28 +480,25 @@ class ZhaduState(State):
 
     def undo(self) -> None:
         move, key, quiet, passes, first, victim = self.stack.pop()
-        if self.ply >= SETUP_PLIES:
+        ply = self.ply
+        if ply >= SETUP_PLIES:
             rep = self.rep
-            seen = rep[self._key]
+            now = self._key
+            seen = rep[now]
             if seen == 1:
-                del rep[self._key]
+                del rep[now]
             else:
-                rep[self._key] = seen - 1
-        self.ply -= 1
+                rep[now] = seen - 1
+        self.ply = ply - 1
         self.result = None
         stm = self.stm ^ 1
         self.stm = stm
         self._key = key
         self.quiet = quiet
         self.passes = passes
-        if move & PLACE:
-            p = move & 31
-            self.pos[self.board[p]] = -1
-            self.board[p] = -1
-            self.occ[stm] ^= 1 << p
-        elif not move & PASS:
+        if move < PLACE:
             fr = move & 31
-            to = (move >> 5) & 31
+            to = move >> 5 & 31
             board = self.board
             if fr != to:
                 piece = board[to]
@@ -513,6 +511,11 @@ class ZhaduState(State):
                 self.pos[victim] = to
                 board[to] = victim
                 self.occ[stm ^ 1] |= 1 << to
+        elif move & PLACE:
+            p = move & 31
+            self.pos[self.board[p]] = -1
+            self.board[p] = -1
+            self.occ[stm] ^= 1 << p
 
     def copy(self) -> "ZhaduState":
         other = object.__new__(ZhaduState)
