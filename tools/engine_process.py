@@ -116,10 +116,10 @@ class EngineProcess:
         try:
             stamp, line = self._lines.get(timeout=max(timeout, 0.0)) if timeout > 0 else self._lines.get_nowait()
         except queue.Empty:
-            raise EngineError("stall", f"{self.name} gave no {waiting_for} in time") from None
+            raise EngineError("stall", f"{self.name} gave no {waiting_for}") from None
         if line is None:
             self.eof = True
-            raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()} while the referee waited for {waiting_for}")
+            raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()} while the referee waited for {waiting_for.split(' within')[0].removesuffix(' in time')}")
         return stamp, line
 
     def wait_for(self, word: str, timeout: float) -> None:

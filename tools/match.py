@@ -588,7 +588,7 @@ class Match:
         exit_code = EXIT_OK
         previous = {}
         try:
-            for sig in (signal.SIGTERM, signal.SIGHUP):
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 try:
                     previous[sig] = signal.signal(sig, _raise_interrupt)
                 except ValueError:  # not the main thread (tests): leave signals alone

@@ -164,7 +164,7 @@ def play_game(
             score: str | None = None
             depth: int | None = None
             while True:
-                stamp, line = engine.read_line(deadline, "bestmove")
+                stamp, line = engine.read_line(deadline, "bestmove in time")
                 tokens = line.split()
                 if not tokens:
                     continue

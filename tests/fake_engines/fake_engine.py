@@ -2,7 +2,7 @@
 """A scriptable fake engine for the referee's tests: a legal UCI/UGI speaker that misbehaves
 on request.
 
-Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--score CP] [--log PATH] [--seed N]
+Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--score CP] [--log PATH] [--seed N] [--late MS]
 
 It keeps the position with the rules core and plays a (seeded) random legal move, after
 ``--delay`` ms. From its ``--after``-th ``go`` on (1-based; default 1), MODE applies:
@@ -11,7 +11,7 @@ It keeps the position with the rules core and plays a (seeded) random legal move
   crash       dies at once with exit code 3 (no bestmove)
   exit-on-go  exits cleanly with code 0 (no bestmove)
   hang        stops answering anything (still reads its input)
-  late        waits 3 s before its bestmove
+  late        waits --late MS (default 3000) before its bestmove
   illegal     answers a well-formed move that is illegal here (or any move text if none)
   unparsable  answers 'bestmove !!garbage!!'
   none        answers 'bestmove (none)' while moves exist
@@ -43,6 +43,7 @@ def main() -> None:
     parser.add_argument("--score", type=int, default=None)
     parser.add_argument("--log", default=None)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--late", type=int, default=3000, help="ms that 'late' waits")
     args = parser.parse_args()
     mode = args.mode
     rng = random.Random(args.seed)
@@ -109,7 +110,7 @@ def main() -> None:
             if active and mode == "hang":
                 continue
             if active and mode == "late":
-                time.sleep(3)
+                time.sleep(args.late / 1000)
             if active and mode == "garbage":
                 sys.stdout.buffer.write(b"\xff\xfe junk \x00 line\n")
                 out("info depth x score cp ?? pv")
