@@ -228,7 +228,7 @@ class Geometry:
 
 
 GEOMETRY: dict[str, Geometry] = {links: Geometry(links) for links in ("full", "star")}
-_CACHE_LIMIT = 2_000_000  # entries per geometry before the memo is cleared (memory bound)
+_CACHE_LIMIT = 500_000  # entries per geometry (~50 MB) before the memo is cleared; perft 5 needs ~32k
 
 
 class ZhaduRules(Rules):
