@@ -42,6 +42,7 @@ from __future__ import annotations
 import random
 import re
 from itertools import combinations
+from typing import Callable
 
 from engine.game import (
     BadRuleValueError,
@@ -228,7 +229,8 @@ class Geometry:
 
 
 GEOMETRY: dict[str, Geometry] = {links: Geometry(links) for links in ("full", "star")}
-_CACHE_LIMIT = 500_000  # entries per geometry (~50 MB) before the memo is cleared; perft 5 needs ~32k
+# Entries per geometry (~50 MB) before the memo is cleared; perft 5 fills about 32k.
+_CACHE_LIMIT = 500_000
 
 
 class ZhaduRules(Rules):
@@ -629,7 +631,9 @@ class ZhaduState(State):
     def parse_move(self, text: str) -> int:
         cleaned = text.strip().lower()
         if cleaned == "pass":
-            return self._find(text, lambda m: bool(m & PASS), "a pass is legal only with no other move")
+            return self._find(
+                text, lambda m: bool(m & PASS), lambda: "a pass is legal only with no other move"
+            )
         placement = _PLACE_RE.fullmatch(cleaned)
         if placement:
             stone, point = placement[1], placement[2]
@@ -637,7 +641,9 @@ class ZhaduState(State):
                 raise InvalidMoveError(f"'{text}': no stone '{stone}' (stones: 1 2 3 4 123)")
             p = _point(text, point)
             kind = KIND_OF_TEXT[stone]
-            return self._find(text, lambda m: m == PLACE | kind << 5 | p, self._why_not_place(kind, p))
+            return self._find(
+                text, lambda m: m == PLACE | kind << 5 | p, lambda: self._why_not_place(kind, p)
+            )
         step = _MOVE_RE.fullmatch(cleaned)
         if not step:
             raise InvalidMoveError(
@@ -646,16 +652,17 @@ class ZhaduState(State):
         fr, to = _point(text, step[1]), _point(text, step[3])
         return self._find(
             text, lambda m: not m & (PLACE | PASS) and m & 31 == fr and (m >> 5) & 31 == to,
-            self._why_not_move(fr, to),
+            lambda: self._why_not_move(fr, to),
         )
 
-    def _find(self, text: str, match, reason: str) -> int:
+    def _find(self, text: str, match: Callable[[int], bool], reason: Callable[[], str]) -> int:
+        """The legal move ``match`` accepts, else IllegalMoveError with ``reason()``."""
         if self.result is not None:
             raise IllegalMoveError(f"illegal move '{text}': the game is over")
         for move in self.legal_moves():
             if match(move):
                 return move
-        raise IllegalMoveError(f"illegal move '{text}': {reason}")
+        raise IllegalMoveError(f"illegal move '{text}': {reason()}")
 
     def _why_not_place(self, kind: int, p: int) -> str:
         side = self.rules.player_names[self.stm]
