@@ -12,15 +12,17 @@ point`` for a placement and :data:`PASS`.
 
 Where a stone may end is a function of its point, its kind and the occupancy of the points its
 walk may pass through (those within ``value - 1`` steps of it), so it is memoised per geometry
-keyed by exactly those (:meth:`Geometry.finals`): a position's moves cost one dict lookup per
-stone, never a path search (walks with backtracking are bitboard layers: reach_i =
+keyed by exactly those (:meth:`Geometry.destinations`): a position's moves cost one dict lookup
+per stone, never a path search (walks with backtracking are bitboard layers: reach_i =
 neighbours(reach_{i-1}) & empty, the start counting as empty).
 
 The Zobrist key covers the stones, the side to move and both first captures. Setup positions
 need no phase key: they have no first captures and fewer than 10 stones, while a movement
 position missing a stone always has the opponent's first capture set. Whether the last move was a
 pass (which decides if a pass now ends the game) is not in the key, as the position string
-cannot carry it either.
+cannot carry it either. (The two-pass draw is kept as the spec states it, but cannot arise: a
+stone next to an empty point always has a move, so both sides are walled in only if every point
+next to a stone is occupied, i.e. all 32 points of the connected board.)
 
 For the evaluation (engine/zhadu_eval.py), all public and stable:
 
