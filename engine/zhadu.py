@@ -381,9 +381,8 @@ class ZhaduState(State):
         occupied = own | self.occ[stm ^ 1]
         pos = self.pos
         base = 5 * stm
-        if self.ply < SETUP_PLIES:
-            in_hand = sum(1 for kind in range(5) if pos[base + kind] < 0)
-            return in_hand * (ZONES[stm] & ~occupied).bit_count()
+        if self.ply < SETUP_PLIES:  # nothing is captured yet: what is not on the board is in hand
+            return (5 - own.bit_count()) * (ZONES[stm] & ~occupied).bit_count()
         g = self.g
         ball, cache = g.ball, g.cache
         free = FULL ^ own
