@@ -371,7 +371,21 @@ class ZhaduState(State):
     def captures(self) -> list[int]:
         if self.result is not None or self.ply < SETUP_PLIES:
             return []
-        return [m for m in self.legal_moves() if m & CAPTURE]
+        stm = self.stm
+        opp = self.occ[stm ^ 1]
+        occupied = self.occ[stm] | opp
+        destinations = self.g.destinations
+        moves = []
+        for kind in range(5):
+            p = self.pos[5 * stm + kind]
+            if p < 0:
+                continue
+            taken = destinations(p, kind, occupied) & opp
+            while taken:
+                low = taken & -taken
+                moves.append(p | (low.bit_length() - 1) << 5 | CAPTURE)
+                taken ^= low
+        return moves
 
     def count_moves(self) -> int:
         if self.result is not None:
