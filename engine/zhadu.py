@@ -37,6 +37,10 @@ For the evaluation (engine/zhadu_eval.py), all public and stable:
 * ``winning_values(first) -> frozenset[int]`` (also ``state.winning_values(side)``): the enemy
   stone values whose capture wins for a side whose first capture is ``first`` (None: only the 4).
 * ``POINT_NAMES``, ``point_index(name)``, ``VALUES``, ``ZONES`` (bitboards of the start zones).
+* Hot code may read the state's slots directly (kept stable for that): ``pos`` (piece
+  ``5 * side + kind`` -> point, -1 off the board), ``occ`` (per side bitboards), ``first`` (per
+  side kind of the first capture, -1 none), ``stm``, ``ply``, ``g`` (:class:`Geometry`: ``steps``,
+  ``destinations(point, kind, occupied)``).
 """
 
 from __future__ import annotations
