@@ -233,6 +233,21 @@ def test_a_capture_that_does_not_complete_the_sharing_goes_on() -> None:
     assert state.stones(1) == {3: point_index("c1"), 4: point_index("h2"), 123: point_index("h3")}
 
 
+def test_the_four_taken_later_just_leaves_the_board() -> None:
+    state = position("1c0,2a1,3a2,4a3,123b0/2h1,3h2,4c1,123g0 w 1/- 0 40")
+    play(state, "c0xc1")
+    assert state.outcome() is None and state.first_capture(0) == 1
+    assert state.position_text() == "1c1,2a1,3a2,4a3,123b0/2h1,3h2,123g0 b 1/- 0 41"
+
+
+def test_black_wins_by_the_sharing_too() -> None:
+    # Black took White's 2 first; its 123 on e3 takes White's 123 on c3 next to it.
+    state = position("1a0,3a2,4a3,123c3/1h0,2h1,3h2,4h3,123e3 b -/2 7 40")
+    assert state.winning_values(1) == {123}
+    play(state, "e3xc3")
+    assert state.outcome() is Outcome.P2_WIN and state.termination() == "sharing"
+
+
 def test_first_capture_of_the_four_wins() -> None:
     state = position("1c0,2a1,3a2,4a3,123b0/1h0,2h1,3c2,4c1,123g0 w -/- 0 30")
     play(state, "c0xc1")
