@@ -654,14 +654,15 @@ class Match:
         try:
             engine.handshake(self.timeouts.start)
         except EngineError:
-            self._retire(engine)
+            self._retire(engine, grace=0.2)
             raise
         return engine
 
-    def _retire(self, engine: EngineProcess) -> None:
+    def _retire(self, engine: EngineProcess, grace: float = 1.0) -> None:
+        """Stop an engine for good. A failed one gets a short grace: it already did not answer."""
         with self.lock:
             self.live.discard(engine)
-        engine.close()
+        engine.close(grace)
 
     def _worker(self, next_game: Callable[[], ScheduledGame | None]) -> None:
         engines: dict[int, EngineProcess] = {}
@@ -708,7 +709,7 @@ class Match:
                 continue
             if engine is not None:
                 engines.pop(index)
-                self._retire(engine)
+                self._retire(engine, grace=0.2)
             failure = f"engine failure: {outcome.reason}"
         record = self._record(game, opening, outcome)
         with self.lock:
