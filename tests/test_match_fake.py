@@ -181,3 +181,14 @@ def test_pgn_and_summary_files(tmp_path):
     assert summary["games_played"] == 2 and summary["seed"] == 11
     assert json.loads((out / "config.json").read_text())["seed"] == 11
     assert "Referee overhead per move" in text
+
+
+def test_rules_draws_come_from_the_game(tmp_path):
+    # Zhadu with a quiet limit of 1: the first movement ply without a capture draws.
+    result, games, _ = run(tmp_path, "--engine", fake(), "name=A", "--engine", fake("--seed", "4"), "name=B",
+                           "--variant", "zhadu", "--rule", "quiet=1", "--games", "2", "--openings", "none", *FAST)
+    assert result.exit_code == EXIT_OK
+    for game in games:
+        assert game["termination"] == "normal"
+        assert (game["result"], game["reason"]) == ("1/2-1/2", "quiet limit")
+        assert len(game["moves"]) == 11  # ten placements, then one quiet move

@@ -20,7 +20,6 @@ import secrets
 import shlex
 import shutil
 import signal
-import statistics
 import sys
 import threading
 import time
@@ -416,16 +415,15 @@ def summary_text(data: dict[str, Any]) -> str:
     """The final table for people."""
     lines = [f"Variant {data['variant']}{' ' + str(data['rules']) if data['rules'] else ''}, seed {data['seed']}: "
              f"{data['games_played']} of {data['games_scheduled']} games"]
-    width = max(len(e["name"]) for e in data["engines"]) + 2
-    lines.append(f"{'Engine':<{width}} {'Games':>5} {'Points':>7}   {'W-D-L':<11} {'as P1 W-D-L':<12} {'as P2 W-D-L':<12}")
+    width = max(6, max(len(e["name"]) for e in data["engines"])) + 2
+    lines.append(f"{'Engine':<{width}}{'Games':>6}{'Points':>8}  {'W-D-L':<12}{'as P1 W-D-L':<13}{'as P2 W-D-L'}")
     ranked = sorted(data["engines"], key=lambda e: -e["points"])
     for e in ranked:
         p1, p2 = e["as_p1"], e["as_p2"]
-        lines.append(
-            f"{e['name']:<{width}} {e['games']:>5} {e['points']:>7.1f}   "
-            f"{e['wins']}-{e['draws']}-{e['losses']:<7} {p1['wins']}-{p1['draws']}-{p1['losses']:<8} "
-            f"{p2['wins']}-{p2['draws']}-{p2['losses']}"
-        )
+        wdl = f"{e['wins']}-{e['draws']}-{e['losses']}"
+        wdl1 = f"{p1['wins']}-{p1['draws']}-{p1['losses']}"
+        wdl2 = f"{p2['wins']}-{p2['draws']}-{p2['losses']}"
+        lines.append(f"{e['name']:<{width}}{e['games']:>6}{e['points']:>8.1f}  {wdl:<12}{wdl1:<13}{wdl2}")
     names = [e["name"] for e in data["engines"]]
     if len(names) > 2:
         lines.append("")
@@ -451,7 +449,7 @@ def summary_text(data: dict[str, Any]) -> str:
                 f"pairs [0, 1/2, 1, 3/2, 2] = {enc['pentanomial']}")
         if "elo" in enc:
             def fmt(x: Any) -> str:
-                return x if isinstance(x, str) else f"{x:+.1f}"
+                return x if isinstance(x, str) else f"{round(x, 1) + 0.0:+.1f}"  # no "-0.0"
             text += (f"\n  Elo {fmt(enc['elo'])} (95%: {fmt(enc['elo_low'])} .. {fmt(enc['elo_high'])}), "
                      f"LOS {enc['los'] * 100:.1f}%")
         lines.append(text)
@@ -637,8 +635,13 @@ class Match:
                 self.stop.set()
                 self.stopped = "interrupted"
                 live = list(self.live)
-            for engine in live:
-                engine.kill()
+            # quit, SIGTERM, SIGKILL of the group, for all engines at once (a short grace:
+            # the games in progress are discarded anyway).
+            closers = [threading.Thread(target=engine.close, args=(0.3,), daemon=True) for engine in live]
+            for closer in closers:
+                closer.start()
+            for closer in closers:
+                closer.join(timeout=10)
             for w in workers:
                 w.join(timeout=10)
         finally:

@@ -119,7 +119,7 @@ def play_game(
     out = GameOutcome("*", "", "", start_fen=start_fen)
     extra = {}
     quiet = rules.options.get("quiet")
-    if quiet is not None and quiet != "100":
+    if quiet is not None and quiet != getattr(type(rules), "DEFAULTS", {}).get("quiet", "100"):
         extra["Zhadu Quiet"] = quiet
 
     def finish(result: str, termination: str, reason: str) -> GameOutcome:
