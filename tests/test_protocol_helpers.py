@@ -64,3 +64,51 @@ def zengine_path() -> str:
     found = shutil.which("zengine")
     assert found, "the zengine command is not installed"
     return found
+
+
+class Pipe:
+    """The installed command over pipes, read line by line with a deadline."""
+
+    def __init__(self, timeout: float = 60.0) -> None:
+        import queue
+        import subprocess
+
+        self.timeout = timeout
+        self.proc = subprocess.Popen([zengine_path()], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
+
+    def _pump(self) -> None:
+        for raw in self.proc.stdout:  # type: ignore[union-attr]
+            self._lines.put(raw.decode("utf-8").rstrip("\n"))
+        self._lines.put(None)
+
+    def send(self, *lines: str) -> None:
+        self.proc.stdin.write("".join(f"{line}\n" for line in lines).encode())  # type: ignore[union-attr]
+        self.proc.stdin.flush()  # type: ignore[union-attr]
+
+    def line(self) -> str:
+        line = self._lines.get(timeout=self.timeout)
+        assert line is not None, "the engine closed its output"
+        return line
+
+    def ask(self, line: str) -> str:
+        """Send a command that prints one line; that line."""
+        self.send(line)
+        return self.line()
+
+    def until(self, prefix: str) -> list[str]:
+        """Every line up to and including the first that starts with ``prefix``."""
+        lines = []
+        while True:
+            lines.append(self.line())
+            if lines[-1].startswith(prefix):
+                return lines
+
+    def close(self) -> tuple[int, bytes]:
+        """End of input; the exit code and what went to stderr."""
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        code = self.proc.wait(timeout=self.timeout)
+        return code, self.proc.stderr.read()  # type: ignore[union-attr]

@@ -1,0 +1,222 @@
+"""The installed ``zengine`` command over pipes: sessions as GUIs and cutegames run them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+
+import pexpect
+import pexpect.popen_spawn
+import pytest
+
+from engine.game import legal_moves_text, play_texts
+from engine.variants import make_rules
+from test_protocol_helpers import zengine_path
+
+TIMEOUT = 60
+INFO_RE = re.compile(
+    r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
+    r"( hashfull \d+)?( pv( \S+)+)?$")
+
+
+def spawn() -> pexpect.popen_spawn.PopenSpawn:
+    return pexpect.popen_spawn.PopenSpawn([zengine_path()], encoding="utf-8", timeout=TIMEOUT)
+
+
+def read_line(child) -> str:
+    child.expect("\n")
+    return child.before.rstrip("\r")
+
+
+def read_search(child) -> tuple[list[str], str]:
+    """The info lines and the move of the bestmove that ends a search."""
+    infos = []
+    while True:
+        line = read_line(child)
+        if line.startswith("bestmove "):
+            return infos, line.split()[1]
+        assert INFO_RE.match(line), line
+        infos.append(line)
+
+
+def expect_info(child) -> None:
+    """Read whole lines up to the first info line of a search."""
+    while not read_line(child).startswith("info depth "):
+        pass
+
+
+def finish(child, quit_first: bool = True) -> int:
+    if quit_first:
+        child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.wait()
+    return child.exitstatus
+
+
+def test_uci_session() -> None:
+    child = spawn()
+    child.sendline("uci")
+    child.expect_exact("uciok\n")
+    assert "id name zengine " in child.before and "option name Hash" in child.before
+    child.sendline("setoption name Hash value 8")
+    child.sendline("setoption name Move Overhead value 10")
+    child.sendline("isready")
+    assert read_line(child) == "readyok"
+    state = make_rules("zola").start()
+    moves: list[str] = []
+    child.sendline("ucinewgame")
+    for go in ("go depth 2", "go nodes 400", "go movetime 200",
+               "go wtime 3000 btime 3000 winc 100 binc 100", "go wtime 2000 btime 1500 movestogo 5"):
+        child.sendline(f"position startpos moves {' '.join(moves)}".rstrip())
+        child.sendline(go)
+        infos, best = read_search(child)
+        assert infos and best in legal_moves_text(state)
+        play_texts(state, [best])
+        moves.append(best)
+        child.sendline("isready")
+        assert read_line(child) == "readyok"
+    child.sendline(f"position startpos moves {' '.join(moves)}")
+    child.sendline("query fen")
+    assert read_line(child) == f"response {state.position_text()}"
+    assert finish(child) == 0
+
+
+def test_ugi_session_as_cutegames_runs_it() -> None:
+    child = spawn()
+    child.sendline("ugi")
+    child.expect_exact("ugiok\n")
+    child.sendline("setoption name UCI_Variant value zhadu")
+    child.sendline("isready")
+    assert read_line(child) == "readyok"
+    child.sendline("uginewgame")
+    rules = make_rules("zhadu")
+    start = rules.start().position_text()
+    state = rules.start()
+    moves: list[str] = []
+    clocks = [4000, 4000]
+    for _ in range(14):
+        child.sendline(f"position fen {start} moves {' '.join(moves)}".rstrip())
+        child.sendline("query p1turn")
+        assert read_line(child) == f"response {'true' if state.side_to_move == 0 else 'false'}"
+        child.sendline("query gameover")
+        over = read_line(child) == "response true"
+        assert over == state.is_over()
+        if over:
+            break
+        child.sendline(f"go p1time {clocks[0]} p2time {clocks[1]} p1inc 100 p2inc 100")
+        started = time.monotonic()
+        infos, best = read_search(child)
+        clocks[state.side_to_move] -= int((time.monotonic() - started) * 1000) - 100
+        assert infos and best in legal_moves_text(state)
+        play_texts(state, [best])
+        moves.append(best)
+    child.sendline("query result")
+    result = read_line(child)
+    outcome = state.outcome()
+    assert result == f"response {'none' if outcome is None else outcome.value}"
+    assert finish(child) == 0
+
+
+def test_stop_ends_an_infinite_search_before_the_next_command() -> None:
+    child = spawn()
+    child.sendline("go infinite")
+    expect_info(child)
+    child.sendline("stop")
+    child.sendline("query p1turn")
+    infos, best = read_search(child)
+    assert best in legal_moves_text(make_rules("zola").start())
+    assert read_line(child) == "response true"
+    child.sendline("stop")  # silent when idle
+    child.sendline("isready")
+    assert read_line(child) == "readyok"
+    assert finish(child) == 0
+
+
+def test_commands_answered_during_a_search() -> None:
+    child = spawn()
+    child.sendline("go infinite")
+    expect_info(child)
+    lines = ["isready", "legalmoves", "query fen", "query islegal a1xa2", "d", "help",
+             "position startpos", "go depth 1", "setoption name Hash value 2", "undo"]
+    for line in lines:
+        child.sendline(line)
+    child.sendline("isready")
+    seen: list[str] = []
+    while len([x for x in seen if x == "readyok"]) < 2:
+        line = read_line(child)
+        if not line.startswith("info "):
+            seen.append(line)
+    assert seen[0] == "readyok"
+    assert seen[1].startswith("legalmoves a1xa2 ")
+    assert seen[2] == "response brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"
+    assert seen[3] == "response true"
+    assert "result none" in seen and any(line.startswith("  help") for line in seen)
+    busy = [line for line in seen if line.startswith("error ")]
+    assert len(busy) == 4 and all(line.startswith("error busy ") for line in busy)
+    assert not any(line.startswith("bestmove") for line in seen)
+    child.sendline("stop")
+    _, best = read_search(child)
+    assert best in legal_moves_text(make_rules("zola").start())
+    assert finish(child) == 0
+
+
+@pytest.mark.parametrize("go", ["go depth 2", "go infinite", "go"])
+def test_end_of_input_mid_search_prints_its_bestmove(go: str) -> None:
+    child = spawn()
+    child.sendline(go)
+    child.sendeof()
+    infos, best = read_search(child)
+    assert infos and best in legal_moves_text(make_rules("zola").start())
+    child.expect(pexpect.EOF)
+    assert child.before.strip() == ""
+    child.wait()
+    assert child.exitstatus == 0
+
+
+def test_quit_mid_search_prints_nothing_more() -> None:
+    child = spawn()
+    child.sendline("go infinite")
+    expect_info(child)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    assert "bestmove" not in child.before
+    child.wait()
+    assert child.exitstatus == 0
+
+
+def run_shell(script: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run(script, shell=True, capture_output=True, timeout=timeout)
+
+
+def test_shell_pipe_prints_a_move() -> None:
+    done = run_shell(f"printf 'setup zhadu\\ngo depth 3\\n' | '{zengine_path()}'")
+    assert done.returncode == 0 and done.stderr == b""
+    lines = done.stdout.decode().splitlines()
+    assert lines[-1].split()[0] == "bestmove" and lines[-1].split()[1] in legal_moves_text(
+        make_rules("zhadu").start())
+    assert all(INFO_RE.match(line) for line in lines[:-1]) and lines[:-1]
+
+
+def test_finished_game_gives_bestmove_none_at_once() -> None:
+    done = run_shell(f"printf 'position fen 6/6/6/6/6/r5 b\\ngo depth 5\\ngo infinite\\n' | '{zengine_path()}'")
+    assert done.returncode == 0 and done.stdout.decode().splitlines() == [
+        "bestmove (none)", "bestmove (none)"]
+
+
+def test_bad_bytes_and_long_lines() -> None:
+    data = (b"\xff\xfe\xfd\n" + b"isready\n" + b"a" * (3 << 20) + b"\n" + b"isready\n"
+            + "\u2603\u00e9 \u4e2d\n".encode() + b"\x00\x07\x1b\n" + b"isready\n" + b"a" * 5000)
+    done = subprocess.run([zengine_path()], input=data, capture_output=True, timeout=TIMEOUT)
+    assert done.returncode == 0 and done.stderr == b""
+    lines = done.stdout.decode("utf-8").splitlines()
+    assert [line.split()[:2] for line in lines] == [
+        ["error", "syntax"], ["readyok"], ["error", "syntax"], ["readyok"],
+        ["error", "unknown-command"], ["error", "unknown-command"], ["readyok"],
+        ["error", "unknown-command"]]
+
+
+def test_reader_gone_is_no_traceback() -> None:
+    done = run_shell(f"(printf 'uci\\n'; sleep 1; printf 'uci\\nuci\\n') | '{zengine_path()}' | head -1")
+    assert done.returncode == 0 and done.stdout.decode().startswith("id name zengine")
+    assert b"Traceback" not in done.stderr and b"Error" not in done.stderr
