@@ -12,6 +12,7 @@ import click
 
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
 SUBCOMMANDS: dict[str, str] = {
+    "bench": "engine.bench:bench_command",
     "match": "tools.match:match_command",
     "perft": "engine.perft:perft_command",
 }
