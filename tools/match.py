@@ -439,7 +439,8 @@ def summary_text(data: dict[str, Any]) -> str:
                 elif (min(i, j), max(i, j)) in table:
                     enc = table[(min(i, j), max(i, j))]
                     pts = enc["points"] if i < j else enc["games"] - enc["points"]
-                    cells.append(f"{pts:>4.1f}/{enc['games']:<3}")
+                    cell = f"{pts:.1f}/{enc['games']}"
+                    cells.append(f"{cell:>8}")
                 else:
                     cells.append(f"{'':>8}")
             lines.append(f"{name:<{width}}" + " ".join(cells))
@@ -692,7 +693,7 @@ class Match:
                 if self.aborting:
                     return
                 outcome = GameOutcome("0-1" if side == 0 else "1-0", STALL if exc.kind == "stall" else DISCONNECT,
-                                      f"{self.names[index]}: {exc} (at start)", failed=[side])
+                                      f"{exc} (at start)", failed=[side])
                 outcome.start_fen = (self.rules.parse_position(opening.fen) if opening.fen
                                      else self.rules.start()).position_text()
                 outcome.final_fen = opening.state(self.rules).position_text()

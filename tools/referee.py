@@ -133,7 +133,7 @@ def play_game(
             players[side].engine.new_game(rules.name, extra, timeouts.start)
         except EngineError as exc:
             out.failed.append(side)
-            return finish(_loss(side), STALL if exc.kind == "stall" else DISCONNECT, f"{names[side]}: {exc}")
+            return finish(_loss(side), STALL if exc.kind == "stall" else DISCONNECT, str(exc))
 
     clocks = (Clock(players[0].limits), Clock(players[1].limits))
     cps: tuple[list[int | None], list[int | None]] = ([], [])
@@ -183,7 +183,7 @@ def play_game(
                                   f"{name} lost on time: no bestmove after {elapsed_ms} ms, {allowed} ms allowed")
                 return finish(_loss(side), STALL, f"{name} stalled: no bestmove within {timeouts.move:g} s")
             out.failed.append(side)
-            return finish(_loss(side), DISCONNECT, f"{name}: {exc}")
+            return finish(_loss(side), DISCONNECT, str(exc))
         last_read = stamp
         elapsed_ms = max(0, round((stamp - sent) * 1000))
         move_text = tokens[1] if len(tokens) > 1 else ""
