@@ -327,3 +327,149 @@ def test_help_lists_every_command(script: Script) -> None:
 def test_quit_ends_the_session(script: Script) -> None:
     assert script.session.handle("quit") is False
     assert script.session.handle("QUIT now") is False
+
+
+# --- search ---------------------------------------------------------------------------------
+INFO_FIELDS = ["info", "depth", "seldepth", "score", "nodes", "nps", "time"]
+
+
+def check_search(reply: list[str], state) -> str:
+    """Info lines (each pv legal from ``state``), then exactly one legal bestmove; its move."""
+    assert len(reply) >= 2 and reply[-1].startswith("bestmove ")
+    assert sum(line.startswith("bestmove") for line in reply) == 1
+    legal = legal_moves_text(state)
+    for line in reply[:-1]:
+        tokens = line.split()
+        assert tokens[0:2] == ["info", "depth"] and tokens[2].isdigit()
+        assert [tokens[i] for i in (0, 1, 3, 5, 8, 10, 12)] == INFO_FIELDS[:4] + ["nodes", "nps",
+                                                                                  "time"], line
+        assert tokens[6] in ("cp", "mate") and int(tokens[7]) is not None
+        rest = tokens[14:]
+        if rest[:1] == ["hashfull"]:
+            assert 0 <= int(rest[1]) <= 1000
+            rest = rest[2:]
+        assert rest[0] == "pv"
+        copy = state.copy()
+        for text in rest[1:]:
+            assert text in legal_moves_text(copy), (line, text)
+            copy.play(copy.parse_move(text))
+    best = reply[-1].split()[1]
+    assert best in legal
+    return best
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_go_depth_gives_info_then_one_legal_bestmove(script: Script, variant: str) -> None:
+    script.send(f"setup {variant}")
+    state = make_rules(variant).start()
+    check_search(script.search("go depth 2"), state)
+
+
+@pytest.mark.parametrize("go", [
+    "go nodes 30", "go movetime 30", "go wtime 300 btime 300", "go p1time 200 p2time 100000",
+    "go wtime -50 btime -50", "go wtime 0 btime 0 winc 0 binc 0", "go depth 1 nodes 1",
+    "go movetime 0", "go depth 2 movetime 100000", "go wtime 1000 btime 1000 movestogo 1",
+    "go searchmoves a1xa2 b2xc2 depth 2", "go depth 1 searchmoves f6xf5",
+])
+def test_every_limit_ends_in_a_legal_move(script: Script, go: str) -> None:
+    reply = script.search(go)
+    best = check_search(reply, make_rules("zola").start())
+    if "searchmoves" in go:
+        listed = go.split("searchmoves")[1].split()
+        assert best in [m for m in listed if "x" in m or "-" in m]
+
+
+def test_go_builds_the_limits(script: Script, monkeypatch) -> None:
+    seen = []
+    monkeypatch.setattr(script.engine, "go", lambda limits, on_info, on_done: seen.append(limits))
+    script.send("go", "go wtime 10 p1time 20 btime 30 binc 7 p2inc 8 movestogo 3",
+                "go depth 4 nodes 99 movetime 5 infinite", "go wtime -40 p2time -1",
+                "go searchmoves a1xa2 a1xa2 b2xc2 depth 3")
+    bare, clocks, fixed, negative, moves = seen
+    assert vars(bare) == vars(type(bare)())
+    assert (clocks.p1time, clocks.p2time, clocks.p2inc, clocks.movestogo) == (20, 30, 8, 3)
+    assert (fixed.depth, fixed.nodes, fixed.movetime, fixed.infinite) == (4, 99, 5, True)
+    assert (negative.p1time, negative.p2time) == (0, 0)
+    state = make_rules("zola").start()
+    assert moves.searchmoves == [state.parse_move("a1xa2"), state.parse_move("b2xc2")]
+    assert moves.depth == 3
+
+
+def test_mate_is_found_and_scored(script: Script) -> None:
+    script.send("position fen 6/6/6/6/6/rb4 r")
+    reply = script.search("go depth 3")
+    assert reply[-1] == "bestmove a1xb1"
+    assert "score mate 1" in reply[-2]
+
+
+def test_finished_game_answers_bestmove_none_at_once(script: Script) -> None:
+    script.send(f"position fen {ZOLA_WON}")
+    assert script.send("go infinite", "go depth 4", "go") == ["bestmove (none)"] * 3
+    assert not script.engine.searching
+    script.send("setup zhadu", f"position fen {ZHADU_WON}")
+    assert script.send("go wtime 100 btime 100") == ["bestmove (none)"]
+
+
+def test_during_a_search_only_readers_answer(script: Script) -> None:
+    script.send("go infinite")
+    for line in ("setup zhadu", "setoption name Hash value 2", "ucinewgame", "uginewgame",
+                 "newgame", "position startpos", "move a1xa2", "play a1xa2", "undo", "go depth 1",
+                 "perft 1", "go perft 1", "bench 1", "debug on", "uci", "ugi"):
+        reply = [x for x in script.send(line) if not x.startswith("info ")]
+        assert len(reply) == 1 and reply[0].startswith("error busy "), (line, reply)
+    reply = [x for x in script.send("isready", "legalmoves", "query fen", "query islegal a1xa2",
+                                    "d", "help") if not x.startswith("info ")]
+    assert reply[0] == "readyok" and reply[1].startswith("legalmoves a1xa2 ")
+    assert reply[2] == f"response {ZOLA_START}" and reply[3] == "response true"
+    assert f"fen {ZOLA_START}" in reply
+    assert script.send("frobnicate")[-1].startswith("error unknown-command")
+    stopped = script.send("stop")
+    assert stopped[-1].startswith("bestmove ")  # printed before stop returns
+    assert script.send("position startpos moves a1xa2", "query fen")[-1].startswith("response ")
+    assert script.finish() == []
+
+
+def test_stop_without_search_and_second_stop_are_silent(script: Script) -> None:
+    assert script.send("stop") == []
+    script.send("go depth 1")
+    script.finish()
+    assert script.send("stop", "stop") == []
+
+
+def test_exactly_one_bestmove_per_go(script: Script) -> None:
+    accepted = 0
+    for line in ("go depth 1", "go nodes 20", "go infinite", "go movetime 10", "go depth 2"):
+        for _ in range(2):  # the second is busy unless the first search has ended already
+            before = len(script.out)
+            script.session.handle(line)
+            reply = [x for x in script.out[before:] if not x.startswith(("info ", "bestmove "))]
+            assert len(reply) <= 1 and all(x.startswith("error busy ") for x in reply)
+            accepted += not reply
+        script.send("isready", "stop")
+    script.finish()
+    assert sum(1 for x in script.out if x.startswith("bestmove ")) == accepted >= 5
+
+
+def test_debug_on_gives_info_strings(script: Script) -> None:
+    script.send("debug on")
+    reply = script.search("go depth 1")
+    assert any(line.startswith("info string ") for line in reply)
+    script.send("debug off")
+    assert not any(line.startswith("info string ") for line in script.search("go depth 1"))
+
+
+def test_bench_leaves_the_session_alone(script: Script) -> None:
+    script.send("setup zola-8", "move a1xa2")
+    position = fen(script)
+    reply = script.send("bench 1")
+    assert [line.split(":")[0] for line in reply[:-1]] == variant_names()
+    for line in reply[:-1]:
+        tokens = line.split()
+        assert len(tokens) == 5
+        assert tokens[2] == "nodes" and tokens[4] == "nps" and tokens[1].isdigit()
+    total = reply[-1].split()
+    assert len(total) == 4 and total[1] == "nodes" and total[3] == "nps"
+    assert int(total[0]) == sum(int(line.split()[1]) for line in reply[:-1])
+    again = script.send("bench 1")
+    assert [line.split()[:2] for line in again[:-1]] == [line.split()[:2] for line in reply[:-1]]
+    assert fen(script) == position and script.engine.rules.name == "zola-8"
