@@ -192,3 +192,19 @@ def test_rules_draws_come_from_the_game(tmp_path):
         assert game["termination"] == "normal"
         assert (game["result"], game["reason"]) == ("1/2-1/2", "quiet limit")
         assert len(game["moves"]) == 11  # ten placements, then one quiet move
+
+
+def test_openings_file_positions_and_lines(tmp_path):
+    book = tmp_path / "book.txt"
+    fen = "6/6/br4/6/1b4/6 r"  # Red b4, Blue a4 and b2: a short game from a position
+    book.write_text(f"# two openings\n{fen}\na1xa2 b1xa2\n6/6/6/6/6/r5 b\n")
+    log = tmp_path / "a.log"
+    result, games, _ = run(tmp_path, "--engine", fake("--log", str(log)), "name=A", "--engine", fake(), "name=B",
+                           "--openings", f"file={book}", "--games", "4", *FAST)
+    assert [g["opening"] for g in games] == [fen, fen, "a1xa2 b1xa2", "a1xa2 b1xa2"]
+    assert [g["start_fen"] for g in games[:2]] == [fen, fen]
+    sent = log.read_text().splitlines()
+    assert any(line.startswith(f"position fen {fen}") for line in sent)
+    assert any(line.startswith("position startpos moves a1xa2 b1xa2") for line in sent)
+    pgn = (tmp_path / "m" / "games.pgn").read_text()
+    assert f'[FEN "{fen}"]' in pgn and '[Opening "a1xa2 b1xa2"]' in pgn

@@ -474,6 +474,10 @@ def summary_text(data: dict[str, Any]) -> str:
 
 # --- the match ----------------------------------------------------------------------------------
 
+def _print(line: str) -> None:
+    print(line, flush=True)  # live lines must not wait in a pipe's buffer
+
+
 @dataclass
 class RunResult:
     exit_code: int
@@ -483,7 +487,7 @@ class RunResult:
 class Match:
     """A configured match with its output directory: plays the games still missing."""
 
-    def __init__(self, cfg: dict[str, Any], out_dir: Path, emit: Callable[[str], None] = print,
+    def __init__(self, cfg: dict[str, Any], out_dir: Path, emit: Callable[[str], None] = _print,
                  progress: bool | None = None) -> None:
         self.cfg = cfg
         self.out_dir = out_dir
@@ -806,7 +810,7 @@ def new_out_dir(base: str | None) -> Path:
     raise ConfigError("cannot create an output directory under ./matches")
 
 
-def run_match(args: list[str], emit: Callable[[str], None] = print, progress: bool | None = None) -> RunResult:
+def run_match(args: list[str], emit: Callable[[str], None] = _print, progress: bool | None = None) -> RunResult:
     """Parse, set up the output directory (or resume one), and play. Raises ConfigError."""
     options = split_options(args)
     resume = [w for n, w in options if n == "resume"]

@@ -169,7 +169,8 @@ def play_game(
                 if not tokens:
                     continue
                 if tokens[0] == "info":
-                    score, depth = _parse_info(tokens, score, depth)
+                    if len(tokens) > 1 and tokens[1] != "string":  # free text may say anything
+                        score, depth = _parse_info(tokens, score, depth)
                     continue
                 if tokens[0] == "bestmove":
                     break
