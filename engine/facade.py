@@ -319,6 +319,19 @@ class Engine:
             )
         return self._searcher
 
+    def prepare(self) -> None:
+        """Load the search and the game's evaluation now (at ``isready``) rather than inside the
+        first ``go``'s time; problems are left for the search itself to report."""
+        if self.searching:
+            return
+        try:
+            from engine.variants import evaluation_for
+
+            self.searcher()
+            evaluation_for(self.rules)
+        except Exception:
+            pass
+
     def _clear_search(self) -> None:
         if self._searcher is not None:
             self._searcher.clear()

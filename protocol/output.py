@@ -26,13 +26,14 @@ class Writer:
 
     def lines(self, texts: list[str]) -> None:
         """Write lines as one block: no other thread's line comes between them."""
-        data = "".join(f"{text}\n" for text in texts).encode("utf-8", "replace")
+        data = [f"{text}\n".encode("utf-8", "replace") for text in texts]
         with self._lock:
             if self._silent or self.broken:
                 return
             try:
-                self._stream.write(data)
-                self._stream.flush()
+                for line in data:
+                    self._stream.write(line)
+                    self._stream.flush()
             except (BrokenPipeError, ValueError, OSError):
                 self.broken = True
 

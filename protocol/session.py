@@ -266,6 +266,7 @@ class Session:
         self.emit_lines(lines)
 
     def isready(self, args: list[str]) -> None:
+        self.engine.prepare()
         self.emit("readyok")
 
     def setup(self, args: list[str]) -> None:

@@ -1,0 +1,141 @@
+"""The protocol-agnostic engine facade: game, position, history, options, search worker."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from engine.facade import (
+    BadOptionSyntax,
+    BadOptionValue,
+    Busy,
+    CannotUndo,
+    Engine,
+    UnknownOption,
+    options,
+    parse_int,
+    pv_texts,
+)
+from engine.game import IllegalMoveError, InvalidMoveError, PositionError, UnknownGameError
+from engine.search import Limits
+from engine.variants import make_rules, variant_names
+
+
+def test_parse_int_is_ascii_digits_only() -> None:
+    assert [parse_int(t) for t in ("12", "-3", "+4", "007")] == [12, -3, 4, 7]
+    assert [parse_int(t) for t in ("", "1.5", "1e3", "\u0661", "0x1", " 1", "--1")] == [None] * 7
+
+
+def test_options_follow_the_registry() -> None:
+    variant = options()[0]
+    assert variant.name == "UCI_Variant" and variant.choices == tuple(variant_names())
+
+
+def test_history_counts_position_moves_and_played_moves() -> None:
+    engine = Engine()
+    engine.set_position(None, ["a1xa2", "b1xa2"])
+    engine.play(["c1xc2"])
+    assert engine.state.history_length == 3
+    with pytest.raises(CannotUndo):
+        engine.undo(4)
+    engine.undo(3)
+    assert engine.position_text() == make_rules("zola").start().position_text()
+
+
+def test_failed_changes_change_nothing() -> None:
+    engine = Engine()
+    engine.play(["a1xa2"])
+    before = (engine.position_text(), engine.state.history_length, engine.rules)
+    for call, error in [
+        (lambda: engine.set_position(None, ["a1xa2", "zz"]), InvalidMoveError),
+        (lambda: engine.set_position("6/6 r", []), PositionError),
+        (lambda: engine.play(["b1xa2", "b1xa2"]), IllegalMoveError),
+        (lambda: engine.setup("go"), UnknownGameError),
+        (lambda: engine.set_option("Hash", "0"), BadOptionValue),
+        (lambda: engine.set_option("Hash", "x"), BadOptionSyntax),
+        (lambda: engine.set_option("Hash", None), BadOptionSyntax),
+        (lambda: engine.set_option("Nope", "1"), UnknownOption),
+        (lambda: engine.set_option("UCI_Variant", "chess"), BadOptionValue),
+    ]:
+        with pytest.raises(error):
+            call()
+        assert (engine.position_text(), engine.state.history_length, engine.rules) == before
+
+
+def test_pv_texts_stop_at_the_first_illegal_move() -> None:
+    state = make_rules("zola").start()
+    a, b = state.parse_move("a1xa2"), state.parse_move("b2xb3")
+    assert pv_texts(state, [a, a, b]) == ["a1xa2"]
+    assert state.history_length == 0
+
+
+def run_search(engine: Engine, limits: Limits) -> tuple[list, list[str | None], bool]:
+    """Start a search; its infos, its bestmoves, and ``searching`` seen right after the bestmove."""
+    infos: list = []
+    done: list[str | None] = []
+    reported = threading.Event()
+
+    def on_done(best: str | None) -> None:
+        done.append(best)
+        reported.set()
+
+    engine.go(limits, lambda info, pv: infos.append((info, pv)), on_done)
+    assert reported.wait(60)
+    # a client that has read the bestmove must find the engine idle
+    searching_after = engine.searching
+    engine.wait()
+    return infos, done, searching_after
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_search_reports_once_and_leaves_the_position(variant: str) -> None:
+    engine = Engine(variant)
+    before = engine.position_text()
+    infos, done, searching_after = run_search(engine, Limits(depth=2))
+    assert len(done) == 1 and done[0] in engine.legal_moves()
+    assert infos and all(pv for _, pv in infos)
+    assert not searching_after and engine.position_text() == before
+
+
+def test_busy_while_searching_and_stop_waits() -> None:
+    engine = Engine()
+    done: list[str | None] = []
+    engine.go(Limits(infinite=True), lambda info, pv: None, done.append)
+    assert engine.searching and engine.search_unbounded
+    for call in (lambda: engine.play(["a1xa2"]), lambda: engine.setup("zhadu"),
+                 lambda: engine.set_option("Hash", "2"), lambda: engine.undo(1),
+                 lambda: engine.new_game(), lambda: engine.perft(1)):
+        with pytest.raises(Busy):
+            call()
+    assert engine.legal_moves()[0] == "a1xa2" and engine.is_legal("a1xa2")
+    engine.stop()
+    assert len(done) == 1 and not engine.searching
+
+
+def test_finished_game_reports_none_on_the_spot() -> None:
+    engine = Engine()
+    engine.set_position("6/6/6/6/6/r5 b", [])
+    done: list[str | None] = []
+    engine.go(Limits(), lambda info, pv: None, done.append)
+    assert done == [None] and not engine.searching
+
+
+def test_unbounded_means_only_stop_ends_it() -> None:
+    from engine.facade import _unbounded
+
+    assert _unbounded(Limits(), 0) and _unbounded(Limits(infinite=True, depth=3), 1)
+    assert _unbounded(Limits(p1time=1000), 1) and not _unbounded(Limits(p1time=1000), 0)
+    assert not _unbounded(Limits(nodes=5), 0) and not _unbounded(Limits(movetime=5), 1)
+
+
+def test_options_reach_the_searcher() -> None:
+    engine = Engine()
+    searcher = engine.searcher()
+    engine.set_option("hash", "2")
+    engine.set_option("SEED", "42")
+    engine.set_option("Move Overhead", "77")
+    assert (searcher.hash_mb, searcher.seed, searcher.overhead_ms) == (2, 42, 77)
+    fresh = Engine()
+    fresh.set_option("Seed", "5")
+    assert fresh.searcher().seed == 5
