@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -65,6 +66,7 @@ ENGINE_KEYS = {"cmd", "name", "proto", "tc", "st", "depth", "nodes", "timemargin
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_ENGINE_FAILURE = 3
+EXIT_REFEREE_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
@@ -609,6 +611,8 @@ class Match:
                 signal.signal(sig, handler)
         if exit_code == EXIT_OK and self.stopped and self.stopped.startswith("engine failure"):
             exit_code = EXIT_ENGINE_FAILURE
+        elif exit_code == EXIT_OK and self.stopped and self.stopped.startswith("referee error"):
+            exit_code = EXIT_REFEREE_ERROR
         wall = time.monotonic() - started
         extra: dict[str, Any] = {"concurrency": self.cfg["concurrency"], "games_this_run": self.played_now,
                                  "wall_s": wall, "stopped": self.stopped}
@@ -680,6 +684,11 @@ class Match:
                 if game is None:
                     return
                 self._play(game, engines)
+        except Exception as exc:  # a referee bug: stop the match, keep what was played
+            traceback.print_exc(file=sys.stderr)
+            with self.lock:
+                self.stopped = f"referee error: {exc!r}"
+                self.stop.set()
         finally:
             for engine in engines.values():
                 self._retire(engine)
