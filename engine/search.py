@@ -324,32 +324,37 @@ class Searcher:
                 def order(move: int) -> int:
                     if move == tt_move:
                         return 1 << 50
-                    value = capture_value(move)
-                    if value:
-                        return (1 << 40) + value
+                    # Captures by value first; killers and history order within a class (in
+                    # Zola almost every move is a capture of value 1: history does the work).
+                    value = capture_value(move) << 32
                     if move == k1:
-                        return 1 << 39
+                        return value + (1 << 31)
                     if move == k2:
-                        return (1 << 39) - 1
-                    return hist_get(move, 0)
+                        return value + (1 << 30)
+                    return value + hist_get(move, 0)
 
                 moves.sort(key=order, reverse=True)
 
+            is_capture = st.is_capture
             old_alpha = alpha
             best = -INF
             best_move = moves[0]
             path.add(key)
             try:
                 for index, move in enumerate(moves):
-                    quiet = not (move == tt_move or st.is_capture(move))
                     play(move)
                     try:
                         if index == 0:
                             value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
                         else:
+                            # Late move reductions: moves ordered late rarely matter; captures
+                            # (most moves in Zola) only from the fifth on.
                             reduction = 0
-                            if depth >= 3 and index >= 3 and quiet and move != k1 and move != k2:
-                                reduction = 1 if index < 8 or depth < 5 else 2
+                            if depth >= 3 and index >= 3 and move != k1 and move != k2:
+                                if not is_capture(move):
+                                    reduction = 1 if index < 8 or depth < 5 else 2
+                                elif index >= 5:
+                                    reduction = 1
                             value = -negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
                             if value > alpha and (reduction or value < beta):
                                 value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
@@ -361,11 +366,10 @@ class Searcher:
                         if value > alpha:
                             alpha = value
                             if value >= beta:
-                                if quiet:
-                                    if move != k1:
-                                        killer[1] = k1
-                                        killer[0] = move
-                                    side_history[move] = side_history.get(move, 0) + depth * depth
+                                if move != k1 and move != tt_move:
+                                    killer[1] = k1
+                                    killer[0] = move
+                                side_history[move] = side_history.get(move, 0) + depth * depth
                                 break
             finally:
                 path.discard(key)

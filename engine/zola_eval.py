@@ -4,90 +4,103 @@ Zola is won by capturing every enemy checker, so material leads. The rest follow
 distance rules: a capture may not move a checker outward, so a checker can only be taken by an
 enemy at least as far from the centre; checkers far out are both safe and strong (they capture
 inward along open lines), checkers near the centre are targets. Steps only go outward, so a
-checker's distance also bounds how many steps it has left.
+checker near the edge has few steps left, and a side whose steps run out must capture or pass.
 
 Almost every move captures in the opening, so the quiescence search is kept to one ply
 (``quiescence_depth``) and this evaluation scores the pending captures itself: the side to move
-gains for having a capture now (a tempo in the exchange), and a side pays for its checkers
-that the enemy can capture and that no own checker guards.
+gains for having a capture now (a tempo in the exchange), each side for the enemy checkers it
+attacks.
+
+Cost matters more than finesse here: the evaluation runs at nearly every node (measured: over
+80% of search time with a version that also computed guards and per-checker placement). All
+terms are whole-bitboard operations: popcounts of ring masks, one pass over the capture rays for
+both sides together, one shift per step direction.
 """
 
 from __future__ import annotations
 
-from engine.zola import GEOMETRY, Geometry, ZolaState, count_moves
+from engine.zola import GEOMETRY, Geometry, ZolaState
 
 CHECKER = 100
-MOBILITY = 3
 #: The side to move can take a checker at once (the opponent may recapture: not a full one).
-TEMPO_CAPTURE = 45
-#: Per own checker that the enemy attacks and no own checker covers.
-HANGING = 25
+TEMPO_CAPTURE = 40
+#: Per enemy checker a side attacks.
+ATTACK = 8
+#: Per step a side could make.
+STEP = 2
+#: Bonus per checker in each distance band, from the centre outward (interpolated per size).
+BAND_BONUS = (0, 3, 7, 12)
 
 #: quiescence plies the search should use with this evaluation (see the module docstring).
 QUIESCENCE_DEPTH = 1
 
 
-def _ring_tables(g: Geometry) -> list[int]:
-    """Per square: a bonus for being far from the centre (0 at the centre ring, up to ~12)."""
+def _bands(g: Geometry) -> tuple[tuple[int, int], ...]:
+    """(mask, bonus) per distance band: the squares of each quarter of the distance ranks."""
     ranks = sorted(set(g.d2))
-    top = len(ranks) - 1
-    return [ranks.index(d) * 12 // max(1, top) for d in g.d2]
+    out = []
+    for band, bonus in enumerate(BAND_BONUS):
+        mask = 0
+        for sq, d in enumerate(g.d2):
+            if ranks.index(d) * len(BAND_BONUS) // len(ranks) == band:
+                mask |= 1 << sq
+        if bonus and mask:
+            out.append((mask, bonus))
+    return tuple(out)
 
 
-_RING = {n: _ring_tables(g) for n, g in GEOMETRY.items()}
+_BANDS = {n: _bands(g) for n, g in GEOMETRY.items()}
 
 
-def capture_targets(g: Geometry, own: int, opp: int) -> int:
-    """The bitboard of ``opp`` checkers that some ``own`` checker can capture now."""
+def capture_targets(g: Geometry, own: int, opp: int) -> tuple[int, int]:
+    """(enemy checkers ``own`` can capture now, own checkers ``opp`` can capture now)."""
     empty = g.full & ~(own | opp)
-    targets = 0
+    ours = theirs = 0
     for slides in g.slide_up:
-        sliding = own
+        a, b = own, opp
         for shift, may_capture, further in slides:
-            targets |= ((sliding & may_capture) << shift) & opp
-            sliding &= (empty >> shift) & further
-            if not sliding:
+            ours |= ((a & may_capture) << shift) & opp
+            theirs |= ((b & may_capture) << shift) & own
+            run = (empty >> shift) & further
+            a &= run
+            b &= run
+            if not (a or b):
                 break
     for slides in g.slide_down:
-        sliding = own
+        a, b = own, opp
         for shift, may_capture, further in slides:
-            targets |= ((sliding & may_capture) >> shift) & opp
-            sliding &= (empty << shift) & further
-            if not sliding:
+            ours |= ((a & may_capture) >> shift) & opp
+            theirs |= ((b & may_capture) >> shift) & own
+            run = (empty << shift) & further
+            a &= run
+            b &= run
+            if not (a or b):
                 break
-    return targets
-
-
-def _placement(ring: list[int], bits: int) -> int:
-    total = 0
-    while bits:
-        low = bits & -bits
-        total += ring[low.bit_length() - 1]
-        bits ^= low
-    return total
+    return ours, theirs
 
 
 def evaluate(state: ZolaState) -> int:
-    """Material, pending captures, distance structure and mobility for the side to move."""
+    """Material, pending captures, distance structure and steps for the side to move."""
     stm = state.stm
     own = state.boards[stm]
     opp = state.boards[stm ^ 1]
     g = state.g
     score = (own.bit_count() - opp.bit_count()) * CHECKER
-    ours = capture_targets(g, own, opp)
-    theirs = capture_targets(g, opp, own)
+    for mask, bonus in _BANDS[g.n]:
+        score += ((own & mask).bit_count() - (opp & mask).bit_count()) * bonus
+    ours, theirs = capture_targets(g, own, opp)
     if ours:
         score += TEMPO_CAPTURE
-    # A checker is covered when an own checker could take back on its square: the own pieces
-    # that "capture" it if it were an enemy one.
-    own_covered = capture_targets(g, own ^ theirs, theirs) if theirs else 0
-    opp_covered = capture_targets(g, opp ^ ours, ours) if ours else 0
-    score -= (theirs & ~own_covered).bit_count() * HANGING
-    score += (ours & ~opp_covered).bit_count() * HANGING
-    ring = _RING[g.n]
-    score += _placement(ring, own) - _placement(ring, opp)
-    score += (count_moves(g, own, opp) - count_moves(g, opp, own)) * MOBILITY
-    return score
+    score += (ours.bit_count() - theirs.bit_count()) * ATTACK
+    empty = g.full & ~(own | opp)
+    steps = 0
+    for shift, mask in g.step_up:
+        steps += (((own & mask) << shift) & empty).bit_count()
+        steps -= (((opp & mask) << shift) & empty).bit_count()
+    for shift, mask in g.step_down:
+        steps += (((own & mask) >> shift) & empty).bit_count()
+        steps -= (((opp & mask) >> shift) & empty).bit_count()
+    return score + steps * STEP
 
 
 evaluate.quiescence_depth = QUIESCENCE_DEPTH  # type: ignore[attr-defined]

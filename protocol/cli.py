@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "bench": "engine.bench:bench_command",
     "match": "tools.match:match_command",
     "perft": "engine.perft:perft_command",
+    "strength": "tools.strength:strength_command",
 }
 
 
