@@ -208,3 +208,15 @@ def test_openings_file_positions_and_lines(tmp_path):
     assert any(line.startswith("position startpos moves a1xa2 b1xa2") for line in sent)
     pgn = (tmp_path / "m" / "games.pgn").read_text()
     assert f'[FEN "{fen}"]' in pgn and '[Opening "a1xa2 b1xa2"]' in pgn
+
+
+def test_resume_after_an_engine_failure_continues_the_schedule(tmp_path):
+    engines = ("--engine", fake("no-uci"), "name=X", "--engine", fake(), "name=N", "--games", "4", *FAST)
+    result, games, _ = run(tmp_path, *engines)
+    assert result.exit_code == EXIT_ENGINE_FAILURE and [g["id"] for g in games] == [0]
+    lines: list[str] = []
+    result = run_match(["--resume", str(tmp_path / "m")], emit=lines.append, progress=False)
+    games = [json.loads(line) for line in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
+    assert result.exit_code == EXIT_ENGINE_FAILURE and [g["id"] for g in games] == [0, 1]
+    assert "Resuming: 1 games already played, 3 to play" in lines
+    assert children() == []

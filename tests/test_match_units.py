@@ -158,7 +158,7 @@ def test_command_line_engines_each_and_options():
     cfg = m.parse_command_line([
         "--engine", "cmd=foo --x", "name=A", "option.Hash=32", "depth=3",
         "--engine", "cmd=bar", "proto=ugi", "tc=40/1:00+0.5",
-        "--each", "timemargin=50", "option.Move Overhead=10",
+        "--each", "timemargin=50", "option.Move Overhead=10", "depth=7",
         "--variant", "zhadu", "--rule", "quiet=50", "--games", "6", "--seed", "9",
         "--openings", "random", "plies=3", "--resign", "movecount=3", "score=600",
         "--draw", "movenumber=20", "movecount=4", "score=5", "--sprt", "elo0=0", "elo1=10",
@@ -166,8 +166,9 @@ def test_command_line_engines_each_and_options():
     a, b = cfg["engines"]
     assert a["cmd"] == ["foo", "--x"] and a["name"] == "A" and a["proto"] == "uci"
     assert a["options"] == {"Hash": "32", "Move Overhead": "10"}
-    assert a["limits"] == {"depth": "3", "timemargin": "50"}
+    assert a["limits"] == {"depth": "3", "timemargin": "50"}  # an engine's own keys win over --each
     assert b["proto"] == "ugi" and b["limits"]["tc"] == "40/1:00+0.5" and b["name"] == "bar"
+    assert b["limits"]["depth"] == "7"
     assert cfg["rules"] == {"quiet": "50"} and cfg["games"] == 6 and cfg["seed"] == 9
     assert cfg["openings"] == {"kind": "random", "plies": "3"}
     assert cfg["resign"] == {"movecount": 3, "score": 600, "twosided": False}
