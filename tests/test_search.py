@@ -1,0 +1,221 @@
+"""The search: wins found, limits honoured, legal moves always, determinism, mate scores.
+
+Oracles: a brute-force minimax (:func:`wins_within`) decides the prepared wins independently of
+the search; legality is checked against ``legal_moves``.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from engine.game import State
+from engine.search import MATE, Limits, Score, SearchInfo, Searcher, score_of
+from engine.variants import make_rules, variant_names
+
+
+def wins_within(state: State, plies: int, side: int) -> bool:
+    """Brute force: can ``side`` force a win within ``plies`` plies?"""
+    outcome = state.outcome()
+    if outcome is not None:
+        return outcome.winner == side
+    if plies == 0:
+        return False
+    results = []
+    for move in state.legal_moves():
+        state.play(move)
+        results.append(wins_within(state, plies - 1, side))
+        state.undo()
+        if results[-1] == (state.side_to_move == side):
+            break  # one win for the mover, or one escape for the defender, decides
+    return any(results) if state.side_to_move == side else all(results)
+
+
+def position(variant: str, text: str) -> State:
+    return make_rules(variant).parse_position(text)
+
+
+WIN_IN_ONE = [
+    ("zola", "6/6/6/6/b5/r5 r"),
+    ("zola-8", "8/8/8/8/8/8/b7/r7 r"),
+    ("zhadu", "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4b1,123g0 w -/- 0 12"),  # first capture: the 4
+    ("zhadu", "1a0,2a1,3a2,4a3,123b0/2h1,3b1,4h3,123g0 w 1/- 0 20"),  # sharing: 1 then 3
+    ("zhadu-star", "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4b1,123g0 w -/- 0 12"),
+]
+
+WIN_IN_TWO = [
+    ("zola", "4r1/r5/6/3b2/b5/6 r"),
+    ("zola", "b5/6/1rb1r1/6/6/6 r"),
+    ("zola", "1b3r/6/5r/5b/6/6 r"),
+    ("zhadu", "1a1,2a2,3a0,4b0,123d1/1g0,2h2,3h1,4g3,123h0 w -/- 2 12"),
+    ("zhadu", "1b0,2a3,3c0,4e2,123a0/1h2,2h0,3c3,4h1,123f3 w -/- 6 16"),
+    ("zhadu-star", "1a2,2a0,3a1,4f0,123a3/1h0,2h2,3h1,4h3,123c3 b -/- 3 13"),
+    ("zhadu-star", "1d1,2a0,3b0,4a1,123c1/1h2,2h1,3h0,4f3,123c3 b -/- 9 19"),
+]
+
+
+@pytest.mark.parametrize("variant,text", WIN_IN_ONE)
+def test_finds_win_in_one(variant: str, text: str) -> None:
+    state = position(variant, text)
+    side = state.side_to_move
+    result = Searcher().search(state, Limits(depth=3))
+    assert result.score == Score(mate=1)
+    state.play(result.best)
+    assert state.outcome() is not None and state.outcome().winner == side
+
+
+@pytest.mark.parametrize("variant,text", WIN_IN_TWO)
+def test_finds_win_in_two_and_the_loser_sees_it(variant: str, text: str) -> None:
+    state = position(variant, text)
+    side = state.side_to_move
+    assert wins_within(state, 3, side) and not wins_within(state, 1, side)
+    result = Searcher().search(state, Limits(depth=4))
+    assert result.score == Score(mate=2)
+    state.play(result.best)
+    assert wins_within(state, 2, side)  # the move keeps the forced win
+    reply = Searcher().search(state, Limits(depth=3))
+    assert reply.score == Score(mate=-1)
+
+
+def test_loser_with_only_a_pass_sees_mate_minus_one() -> None:
+    state = position("zola", "6/6/6/6/b5/r5 b")  # Blue a2 cannot move: pass, then a1xa2
+    result = Searcher().search(state, Limits(depth=3))
+    assert state.move_text(result.best) == "pass"
+    assert result.score == Score(mate=-1)
+
+
+def test_score_of_mate_distances() -> None:
+    assert score_of(MATE - 1) == Score(mate=1)
+    assert score_of(MATE - 3) == Score(mate=2)
+    assert score_of(-(MATE - 2)) == Score(mate=-1)
+    assert score_of(-(MATE - 4)) == Score(mate=-2)
+    assert score_of(37) == Score(cp=37)
+
+
+def random_positions(variant: str, count: int, seed: int) -> list[State]:
+    """Positions (games not over) from seeded random playouts."""
+    rules = make_rules(variant)
+    rng = random.Random(seed)
+    found: list[State] = []
+    while len(found) < count:
+        state = rules.start()
+        for _ in range(rng.randrange(0, 60)):
+            moves = state.legal_moves()
+            if not moves:
+                break
+            state.play(rng.choice(sorted(moves)))
+        if state.outcome() is None:
+            found.append(state)
+    return found
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_always_a_legal_move_under_tiny_limits(variant: str) -> None:
+    searcher = Searcher(hash_mb=1)
+    for index, state in enumerate(random_positions(variant, 12, seed=len(variant))):
+        before = (state.position_text(), state.key, state.history_length)
+        limits = [Limits(nodes=1), Limits(depth=1), Limits(movetime=0), Limits(nodes=50)][index % 4]
+        infos: list[SearchInfo] = []
+        result = searcher.search(state, limits, on_info=infos.append)
+        assert result.best in state.legal_moves()
+        assert result.depth >= 1 and infos and infos[-1].pv[0] == result.best
+        assert (state.position_text(), state.key, state.history_length) == before
+
+
+def test_game_over_returns_none_without_info() -> None:
+    state = position("zola", "6/6/6/6/6/r5 b")
+    infos: list[SearchInfo] = []
+    result = Searcher().search(state, Limits(depth=3), on_info=infos.append)
+    assert result.best is None and infos == []
+
+
+def test_node_limit_is_exact_after_depth_one() -> None:
+    state = make_rules("zola").start()
+    first = Searcher().search(state, Limits(depth=1)).nodes
+    for limit in (first + 1, first + 333, 5000):
+        result = Searcher().search(state, Limits(nodes=limit))
+        assert result.nodes == limit
+
+
+def test_depth_limit_and_info_lines() -> None:
+    state = make_rules("zhadu").start()
+    infos: list[SearchInfo] = []
+    result = Searcher().search(state, Limits(depth=3), on_info=infos.append)
+    assert [i.depth for i in infos] == [1, 2, 3] and result.depth == 3
+    assert infos[-1].nodes == result.nodes and infos[-1].pv[0] == result.best
+    assert all(i.seldepth >= i.depth for i in infos)
+
+
+def test_stop_event_ends_an_infinite_search() -> None:
+    state = make_rules("zola-8").start()
+    stop = threading.Event()
+    infos: list[SearchInfo] = []
+
+    def stop_after_depth_two(info: SearchInfo) -> None:
+        infos.append(info)
+        if info.depth == 2:
+            stop.set()
+
+    result = Searcher().search(state, Limits(infinite=True), stop=stop, on_info=stop_after_depth_two)
+    assert stop.is_set() and result.best in state.legal_moves()
+    assert result.depth >= 2 and infos[-1].depth <= 3
+
+
+def test_stop_set_before_still_completes_depth_one() -> None:
+    state = make_rules("zhadu").parse_position("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10")
+    stop = threading.Event()
+    stop.set()
+    result = Searcher().search(state, Limits(), stop=stop)
+    assert result.depth == 1 and result.best in state.legal_moves()
+
+
+def test_zero_clock_moves_after_depth_one() -> None:
+    state = make_rules("zola").start()
+    result = Searcher().search(state, Limits(p1time=-5, p2time=1000))
+    assert result.depth == 1 and result.best in state.legal_moves()
+
+
+def test_searchmoves_restricts_the_root() -> None:
+    state = make_rules("zola").start()
+    only = state.parse_move("f6xe6")
+    result = Searcher().search(state, Limits(depth=3, searchmoves=[only]))
+    assert result.best == only
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_fixed_depth_is_deterministic(variant: str) -> None:
+    state = random_positions(variant, 1, seed=7)[0]
+    first = Searcher().search(state, Limits(depth=3))
+    second = Searcher().search(state, Limits(depth=3))
+    assert (first.best, first.nodes, first.pv) == (second.best, second.nodes, second.pv)
+
+
+def test_seed_varies_reproducibly() -> None:
+    state = make_rules("zola").start()
+    choices = set()
+    for seed in range(1, 9):
+        a = Searcher(seed=seed).search(state, Limits(depth=2))
+        b = Searcher(seed=seed).search(state, Limits(depth=2))
+        assert (a.best, a.nodes) == (b.best, b.nodes)
+        choices.add(a.best)
+    assert len(choices) > 1  # the start is symmetric: many moves are equal
+
+
+def test_clear_and_resize_keep_results() -> None:
+    state = make_rules("zola").start()
+    searcher = Searcher(hash_mb=2)
+    first = searcher.search(state, Limits(depth=3))
+    searcher.set_hash(4)
+    again = searcher.search(state, Limits(depth=3))
+    searcher.clear()
+    third = searcher.search(state, Limits(depth=3))
+    assert first.nodes == again.nodes == third.nodes and first.best == third.best
+
+
+def test_repetition_on_the_path_is_a_draw_not_a_loop() -> None:
+    # Two lone stones each: any quiet shuffle repeats; the search must still end and move.
+    state = position("zhadu", "1a0,123a1/1h0,123h1 w 3/3 0 40")
+    result = Searcher().search(state, Limits(depth=6))
+    assert result.best in state.legal_moves()
