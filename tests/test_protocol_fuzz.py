@@ -15,7 +15,7 @@ import threading
 from engine.game import legal_moves_text
 from engine.variants import make_rules, variant_names
 from protocol.session import CODES, REPLY_WORDS
-from test_protocol_helpers import Script, zengine_path
+from test_protocol_helpers import INFO_RE, Script, zengine_path
 
 SEED = 20261129
 BATCH = 40
@@ -156,8 +156,11 @@ def test_fuzz_in_process() -> None:
     script.finish()
     bestmoves = [x for x in script.out if x.startswith("bestmove ")]
     assert len(bestmoves) == searches
-    assert all(x.split()[0] in REPLY_WORDS or x.startswith("info ") for x in script.out
-               if x.startswith(("info", "bestmove")))
+    for line in script.out:
+        if line.startswith("bestmove"):
+            assert len(line.split()) == 2, line
+        elif line.startswith("info"):
+            assert INFO_RE.match(line) or line.startswith("info string "), line
 
 
 def test_fuzz_against_the_command() -> None:

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import threading
 
 from protocol.session import Session
+
+#: A search's ``info`` line as the spec writes it.
+INFO_RE = re.compile(
+    r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
+    r"( hashfull \d+)?( pv( \S+)+)?$")
 
 
 class Script:

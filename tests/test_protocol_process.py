@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 
@@ -12,12 +11,9 @@ import pytest
 
 from engine.game import legal_moves_text, play_texts
 from engine.variants import make_rules
-from test_protocol_helpers import zengine_path
+from test_protocol_helpers import INFO_RE, zengine_path
 
 TIMEOUT = 60
-INFO_RE = re.compile(
-    r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
-    r"( hashfull \d+)?( pv( \S+)+)?$")
 
 
 def spawn() -> pexpect.popen_spawn.PopenSpawn:
