@@ -41,79 +41,79 @@ _WIN_KINDS = tuple(
 )
 
 
-def _reach(state: ZhaduState, side: int, occupied: int) -> tuple[int, int]:
-    """(union of the points ``side``'s stones reach, total count of their destinations)."""
-    g = state.g
-    steps, ball, cache = g.steps, g.ball, g.cache
-    pos = state.pos
-    base = 5 * side
-    free = FULL ^ state.occ[side]
-    union = 0
-    count = 0
-    for kind in range(5):
-        p = pos[base + kind]
-        if p < 0:
-            continue
-        if kind:
-            j = 5 * p + kind
-            ck = (occupied & ball[j]) | j << 32
-            ends = cache.get(ck)
-            if ends is None:
-                ends = cache[ck] = g.finals(p, kind, occupied)
-        else:
-            ends = steps[p]
-        ends &= free
-        union |= ends
-        count += ends.bit_count()
-    return union, count
-
-
-def _kinds_at(state: ZhaduState, side: int, points: int) -> int:
-    """Bitmask of the kinds of ``side``'s stones standing on ``points``."""
-    pos = state.pos
-    base = 5 * side
-    mask = 0
-    for kind in range(5):
-        p = pos[base + kind]
-        if p >= 0 and points >> p & 1:
-            mask |= 1 << kind
-    return mask
-
-
 def evaluate(state: ZhaduState) -> int:
     """Winning targets, threats, exposure, material and mobility for the side to move."""
     us = state.stm
-    them = us ^ 1
     occ = state.occ
-    occupied = occ[0] | occ[1]
-    our_reach, our_mobility = _reach(state, us, occupied)
-    their_reach, their_mobility = _reach(state, them, occupied)
-    score = (our_mobility - their_mobility) * MOBILITY
+    own_bits = occ[us]
+    their_bits = occ[us ^ 1]
+    occupied = own_bits | their_bits
+    g = state.g
+    steps, ball, cache = g.steps, g.ball, g.cache
+    pos = state.pos
+    # One pass over both sides' stones (measured: the evaluation is ~40% of Zhadu search time,
+    # and separate passes per side and per term cost a third more).
+    base_us = 5 * us
+    base_them = 5 - base_us
+    free_us = FULL ^ own_bits
+    free_them = FULL ^ their_bits
+    our_reach = their_reach = 0
+    mobility = 0
+    for kind in range(5):
+        p = pos[base_us + kind]
+        if p >= 0:
+            if kind:
+                j = 5 * p + kind
+                ck = (occupied & ball[j]) | j << 32
+                ends = cache.get(ck)
+                if ends is None:
+                    ends = cache[ck] = g.finals(p, kind, occupied)
+            else:
+                ends = steps[p]
+            ends &= free_us
+            our_reach |= ends
+            mobility += ends.bit_count()
+        p = pos[base_them + kind]
+        if p >= 0:
+            if kind:
+                j = 5 * p + kind
+                ck = (occupied & ball[j]) | j << 32
+                ends = cache.get(ck)
+                if ends is None:
+                    ends = cache[ck] = g.finals(p, kind, occupied)
+            else:
+                ends = steps[p]
+            ends &= free_them
+            their_reach |= ends
+            mobility -= ends.bit_count()
+    score = mobility * MOBILITY
     if state.ply < SETUP_PLIES:
         return score
     our_wins = _WIN_KINDS[state.first[us] + 1]
-    their_wins = _WIN_KINDS[state.first[them] + 1]
-    pos = state.pos
-    our_stones = their_stones = 0
-    our_targets = their_targets = 0
+    their_wins = _WIN_KINDS[state.first[us ^ 1] + 1]
+    stones = targets = 0
+    attacked_them = attacked_us = 0
     for kind in range(5):
-        if pos[5 * us + kind] >= 0:
-            our_stones += 1
+        p = pos[base_us + kind]
+        if p >= 0:
+            stones += 1
             if their_wins >> kind & 1:
-                their_targets += 1
-        if pos[5 * them + kind] >= 0:
-            their_stones += 1
+                targets -= 1
+            if their_reach >> p & 1:
+                attacked_us |= 1 << kind
+        p = pos[base_them + kind]
+        if p >= 0:
+            stones -= 1
             if our_wins >> kind & 1:
-                our_targets += 1
-    score += (our_stones - their_stones) * STONE + (our_targets - their_targets) * TARGET
-    attacked_them = _kinds_at(state, them, our_reach & occ[them])
+                targets += 1
+            if our_reach >> p & 1:
+                attacked_them |= 1 << kind
+    score += stones * STONE + targets * TARGET
     if attacked_them & our_wins:
         return WIN_NEXT + score // 10
-    attacked_us = _kinds_at(state, us, their_reach & occ[us])
     threats = (attacked_us & their_wins).bit_count()
     if threats >= 2:
         score -= DOUBLE_THREAT
     score -= threats * THREAT
-    score -= attacked_us.bit_count() * EXPOSED
-    score += attacked_them.bit_count() * EXPOSED
+    score += (attacked_them.bit_count() - attacked_us.bit_count()) * EXPOSED
     return score
