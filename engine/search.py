@@ -49,6 +49,11 @@ CHECK_INTERVAL = 128
 ASPIRATION = 60
 ASPIRATION_DEPTH = 4
 
+#: Static evaluations remembered by position key (cleared when full, ~10 MB): a third of the
+#: quiescence leaves of a Zola search are transpositions (measured at bench depth 4: 84,891
+#: evaluations of 56,987 positions), and an evaluation costs ~100 dict lookups.
+EVAL_CACHE_ENTRIES = 1 << 16
+
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Estimated bytes per table entry (a 5-tuple of ints plus its list slot; measured with
 #: sys.getsizeof: 80 for the tuple, ~36 for the 64-bit key, 28-32 each for score/move, 8 slot).
@@ -165,6 +170,7 @@ class Searcher:
         self._clear_heuristics()
 
     def _clear_heuristics(self) -> None:
+        self._eval_cache: dict[int, int] = {}
         self._history = [{}, {}]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
 
@@ -210,6 +216,8 @@ class Searcher:
 
         table = self._table
         mask = self._mask
+        eval_cache = self._eval_cache
+        eval_get = eval_cache.get
         killers = self._killers
         history = self._history
         for side_history in history:
@@ -257,7 +265,13 @@ class Searcher:
             outcome = st.outcome()
             if outcome is not None:
                 return terminal(outcome, ply)
-            stand = evaluate(st)
+            key = st.key
+            stand = eval_get(key)
+            if stand is None:
+                stand = evaluate(st)
+                if len(eval_cache) >= EVAL_CACHE_ENTRIES:
+                    eval_cache.clear()
+                eval_cache[key] = stand
             if stand >= beta or qdepth >= max_qdepth or ply >= MAX_PLY:
                 return stand
             captures = st.captures()
