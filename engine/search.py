@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine.game import State
+from engine.game import Rules, State
 from engine.timeman import budget
 from engine.variants import evaluation_for
 
@@ -143,6 +143,7 @@ class Searcher:
         self.seed = seed
         self.overhead_ms = overhead_ms
         self._table_mb = -1
+        self._rules: Rules | None = None
         self._table: list = []
         self._mask = 0
         self._history: list[dict[int, int]] = [{}, {}]
@@ -195,6 +196,11 @@ class Searcher:
             return SearchResult(None, Score(cp=0), 0, 0, [])
         if self._table_mb != self.hash_mb:
             self.set_hash(self.hash_mb)
+        if state.rules != self._rules:
+            # Variants share position keys (zhadu and zhadu-star have the same Zobrist keys but
+            # different moves): what was learnt under other rules must not be used here.
+            self.clear()
+            self._rules = state.rules
         if limits.searchmoves:
             wanted = set(limits.searchmoves)
             chosen = [m for m in root_moves if m in wanted]

@@ -219,3 +219,15 @@ def test_repetition_on_the_path_is_a_draw_not_a_loop() -> None:
     state = position("zhadu", "1a0,123a1/1h0,123h1 w 3/3 0 40")
     result = Searcher().search(state, Limits(depth=6))
     assert result.best in state.legal_moves()
+
+
+def test_switching_variants_with_shared_keys_forgets_the_table() -> None:
+    # zhadu and zhadu-star give a position the same key but different moves: a table move
+    # from one must never be played in the other.
+    text = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
+    searcher = Searcher()
+    for variant in ("zhadu", "zhadu-star", "zhadu", "zhadu-star"):
+        state = position(variant, text)
+        fresh = Searcher().search(state, Limits(depth=4))
+        result = searcher.search(state, Limits(depth=4))
+        assert (result.best, result.nodes) == (fresh.best, fresh.nodes)
