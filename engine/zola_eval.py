@@ -29,7 +29,7 @@ ATTACK = 8
 #: Per step a side could make.
 STEP = 2
 #: Bonus per checker in each distance band, from the centre outward (interpolated per size).
-BAND_BONUS = (0, 3, 7, 12)
+BAND_BONUS = (0, 6, 14, 24)
 
 #: quiescence plies the search should use with this evaluation (see the module docstring).
 QUIESCENCE_DEPTH = 1
