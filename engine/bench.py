@@ -19,7 +19,8 @@ from engine.variants import make_rules, variant_names
 DEFAULT_DEPTH = 3
 
 #: Per variant, position strings (None = the start position): start, then mid-game positions
-#: from seeded random playouts (seeds 1-3 of tools' random plies), fixed here as text.
+#: from seeded random playouts and, for Zhadu, from short engine games after random setups,
+#: fixed here as text.
 POSITIONS: dict[str, list[str | None]] = {
     "zola": [
         None,
@@ -40,12 +41,15 @@ POSITIONS: dict[str, list[str | None]] = {
         "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
         "1b0,2a2,3a1,4a0/1h0,2h3,3e1,4g1,123h1 w -/123 2 18",
         "1a2,2a3,3f1,4e0,123a0/1h0,2g0,3h3,4b1 w 123/- 11 26",
+        "1a0,2a1,4b2,123b1/1g1,3g0,123h1 w 2/3 6 26",
     ],
     "zhadu-star": [
         None,
         "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
         "1b0,2c1,3a1,4a0,123d1/1h0,2d0,3g3,4h2,123h1 w -/- 8 18",
         "1a1,2d1,3c0,4c1,123b2/1h1,2h2,3h0,4f3,123f2 w -/- 16 26",
+        "1a2,2d1,3b0,4c1/1f1,2h3,4b1,123g2 w 3/123 7 26",
+        "1a2,2d1,3a1,4d2,123b1/1f3,2g2,3e2,4h3,123h2 w -/- 16 26",
     ],
 }
 

@@ -44,6 +44,10 @@ MAX_QDEPTH = 8
 #: Nodes between two looks at the clock and the stop event (~5 ms at bench speed).
 CHECK_INTERVAL = 128
 
+#: Late move reductions: the move index (0-based, table move included) from which quiet moves
+#: and captures are reduced by a ply.
+LMR_QUIET_FROM = 3
+LMR_CAPTURE_FROM = 5
 #: Half-width of the root's aspiration window (cp) and the first depth that uses it: scores of
 #: successive iterations differ by ~20-40 cp in Zola (odd/even), so 60 rarely fails.
 ASPIRATION = 60
@@ -386,10 +390,10 @@ class Searcher:
                                 # Late move reductions: moves ordered late rarely matter;
                                 # captures (most moves in Zola) only from the sixth on.
                                 reduction = 0
-                                if depth >= 3 and index >= 3 and move != k1 and move != k2:
+                                if depth >= 3 and index >= LMR_QUIET_FROM and move != k1 and move != k2:
                                     if not is_capture(move):
                                         reduction = 1 if index < 8 or depth < 5 else 2
-                                    elif index >= 5:
+                                    elif index >= LMR_CAPTURE_FROM:
                                         reduction = 1
                                 value = -negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
                                 if value > alpha and (reduction or value < beta):
