@@ -26,6 +26,7 @@ POSITIONS: dict[str, list[str | None]] = {
         None,
         "1bbb1r/rbrbb1/br1rb1/rbbbrr/brrrr1/rb2rb r",
         "2rbb1/1b2rr/r1r1bb/4b1/5r/r1b1rb r",
+        "1rbrr1/4bb/bbrrbb/rbb1r1/4bb/1rr1r1 r",
     ],
     "zola-8": [
         None,
@@ -35,6 +36,7 @@ POSITIONS: dict[str, list[str | None]] = {
     "zola-10": [
         None,
         "brbrbrbrbr/rb1brbr1rb/brrr2bb2/2rbrr1br1/1b1rr1brb1/rbbb1rrb1r/b1rrr1brbr/r1bbrbrbbb/b1rrbrb2r/rbrbrbrbrb r",
+        "br1bbrbrr1/rbrbrbrbrb/brbrbrbrbr/rbrbrbb1rb/brbrbbbrbr/rbrbr1rbrb/bbbrbrbrbr/r1rrrbrbrb/brr1brbrbr/rb2rbrbrb r",
     ],
     "zhadu": [
         None,

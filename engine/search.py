@@ -290,7 +290,9 @@ class Searcher:
             if stand > alpha:
                 alpha = stand
             if len(captures) > 1:
-                captures.sort(key=st.capture_value, reverse=True)
+                capture_value = st.capture_value
+                hist_get = history[st.side_to_move].get
+                captures.sort(key=lambda m: (capture_value(m) << 32) + hist_get(m, 0), reverse=True)
             best = stand
             for move in captures:
                 play(move)
