@@ -231,3 +231,14 @@ def test_switching_variants_with_shared_keys_forgets_the_table() -> None:
         fresh = Searcher().search(state, Limits(depth=4))
         result = searcher.search(state, Limits(depth=4))
         assert (result.best, result.nodes) == (fresh.best, fresh.nodes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["zola", "zhadu"])
+def test_strength_against_random_and_greedy(variant: str) -> None:
+    from tools.strength import Player, run_pairing
+
+    engine = Player("engine-depth", 2)
+    for opponent in ("random", "greedy"):
+        score, _, _ = run_pairing(variant, engine, Player(opponent), games=10, jobs=1, emit=lambda _: None)
+        assert score >= 0.9
