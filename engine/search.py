@@ -48,6 +48,9 @@ CHECK_INTERVAL = 128
 #: and captures are reduced by a ply.
 LMR_QUIET_FROM = 3
 LMR_CAPTURE_FROM = 5
+#: Reverse futility pruning at non-PV nodes up to this depth, with this margin per ply (cp).
+RFP_DEPTH = 2
+RFP_MARGIN = 120
 #: Half-width of the root's aspiration window (cp) and the first depth that uses it: scores of
 #: successive iterations differ by ~20-40 cp in Zola (odd/even), so 60 rarely fails.
 ASPIRATION = 60
@@ -342,6 +345,17 @@ class Searcher:
                     flag = entry[2]
                     if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
                         return value
+
+            if not pv_node and depth <= RFP_DEPTH and -MATE_BOUND < beta < MATE_BOUND:
+                # Reverse futility: far enough above beta near the horizon, assume it holds.
+                stand = eval_get(key)
+                if stand is None:
+                    stand = evaluate(st)
+                    if len(eval_cache) >= EVAL_CACHE_ENTRIES:
+                        eval_cache.clear()
+                    eval_cache[key] = stand
+                if stand - RFP_MARGIN * depth >= beta:
+                    return stand
 
             side_history = history[st.side_to_move]
             killer = killers[ply]
