@@ -157,15 +157,27 @@ class State(ABC):
         """An independent copy, with the same history (so repetitions still count)."""
 
     # --- the game's state ------------------------------------------------------------------
-    @property
-    @abstractmethod
-    def side_to_move(self) -> int:
-        """0 if p1 is to move, 1 if p2."""
+    # Implementations keep three plain attributes that these accessors read: ``stm`` (0 if p1
+    # is to move, 1 if p2), ``_key`` (the incrementally kept hash) and ``stack`` (one entry per
+    # move that ``undo`` can take back).
+    stm: int
+    _key: int
+    stack: list
 
     @property
-    @abstractmethod
+    def side_to_move(self) -> int:
+        """0 if p1 is to move, 1 if p2."""
+        return self.stm
+
+    @property
     def key(self) -> int:
         """A 64-bit hash of everything that makes two positions the same for the rules."""
+        return self._key
+
+    @property
+    def history_length(self) -> int:
+        """How many moves :meth:`undo` can take back."""
+        return len(self.stack)
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
@@ -178,11 +190,6 @@ class State(ABC):
     def termination(self) -> str | None:
         """Why the game ended, in a few words (``"all captured"``, ``"repetition"``)."""
         return None if self.outcome() is None else "rules"
-
-    @property
-    def history_length(self) -> int:
-        """How many moves :meth:`undo` can take back."""
-        return 0
 
     # --- text --------------------------------------------------------------------------------
     @abstractmethod

@@ -573,18 +573,6 @@ class ZhaduState(State):
         return other
 
     # --- the game's state ---------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self.stm
-
-    @property
-    def key(self) -> int:
-        return self._key
-
-    @property
-    def history_length(self) -> int:
-        return len(self.stack)
-
     def outcome(self) -> Outcome | None:
         return None if self.result is None else self.result[0]
 

@@ -360,18 +360,6 @@ class ZolaState(State):
         return other
 
     # --- state -------------------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self.stm
-
-    @property
-    def key(self) -> int:
-        return self._key
-
-    @property
-    def history_length(self) -> int:
-        return len(self.stack)
-
     def outcome(self) -> Outcome | None:
         red, blue = self.boards
         if not blue:
