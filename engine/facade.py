@@ -24,7 +24,7 @@ from engine.game import (
     legal_moves_text,
     play_texts,
 )
-from engine.variants import make_rules, resolve, variant_names
+from engine.variants import make_rules, resolve, rule_options, variant_names
 
 if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
     from engine.search import Limits, SearchInfo, Searcher
@@ -66,9 +66,15 @@ class Option:
     choices: tuple[str, ...] = ()
 
 
-#: Options that are the default of a game's rule option: lower-case option name -> (game, rule).
-#: ``setup`` without that rule takes the option's value; the current game follows a change at once.
-RULE_DEFAULT_OPTIONS: dict[str, tuple[str, str]] = {"zhadu quiet": ("zhadu", "quiet")}
+#: The game at start-up: the registry's first variant.
+DEFAULT_VARIANT = variant_names()[0]
+
+#: Options that are the default of a game's rule option (declared by the games):
+#: lower-case option name -> (game, rule). ``setup`` without that rule takes the option's
+#: value; the current game follows a change at once.
+RULE_DEFAULT_OPTIONS: dict[str, tuple[str, str]] = {
+    option.option.lower(): (game, option.rule) for game, option in rule_options()
+}
 
 _INT_RE = re.compile(r"^[+-]?[0-9]+$")
 
@@ -81,8 +87,8 @@ def parse_int(text: str) -> int | None:
 def options() -> list[Option]:
     """The engine's options, in the order the handshake lists them."""
     return [
-        Option("UCI_Variant", "combo", "zola", choices=tuple(variant_names())),
-        Option("Zhadu Quiet", "spin", 100, 0, 100000),
+        Option("UCI_Variant", "combo", DEFAULT_VARIANT, choices=tuple(variant_names())),
+        *(Option(o.option, "spin", o.default, o.min, o.max) for _, o in rule_options()),
         Option("Hash", "spin", 16, 1, 4096),
         Option("Threads", "spin", 1, 1, 1),
         Option("Move Overhead", "spin", 30, 0, 5000),
@@ -98,7 +104,7 @@ class Engine:
     """One engine session: the game and its rules, the position with its history, the options,
     and at most one search in the background."""
 
-    def __init__(self, variant: str = "zola") -> None:
+    def __init__(self, variant: str | None = None) -> None:
         self._values: dict[str, int | str] = {o.name.lower(): o.default for o in options()}
         self._searcher: Searcher | None = None
         self._lock = threading.Lock()
@@ -109,7 +115,7 @@ class Engine:
         self.debug = False
         #: Called with a line of diagnostics (the protocol makes ``info string`` of them).
         self.on_debug: Callable[[str], None] = lambda text: None
-        self._setup(variant, {})
+        self._setup(variant or DEFAULT_VARIANT, {})
 
     # --- game and position ----------------------------------------------------------------------
     def _setup(self, name: str, rules: dict[str, str]) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 
@@ -78,6 +79,21 @@ class BadRuleValueError(RulesError):
     """A rule option with a value out of range or not in its list."""
 
 
+@dataclass(frozen=True)
+class RuleOption:
+    """A rule whose default an engine option sets (a UCI ``spin`` such as ``Zhadu Quiet``).
+
+    Games declare these so the protocol lists the option and the referee sends it, without
+    either naming the game.
+    """
+
+    rule: str
+    option: str
+    default: int
+    min: int
+    max: int
+
+
 class Rules(ABC):
     """A game with fixed rule options: the factory of its positions."""
 
@@ -89,6 +105,10 @@ class Rules(ABC):
     options: dict[str, str]
     #: Player names for people (``("Red", "Blue")``); p1 is index 0.
     player_names: tuple[str, str]
+    #: Rules whose default is an engine option, in the order the handshake lists them.
+    ENGINE_OPTIONS: tuple[RuleOption, ...] = ()
+    #: Plies of a placement phase before the stones move (0 if the game has none).
+    setup_plies: int = 0
 
     @abstractmethod
     def start(self) -> "State":

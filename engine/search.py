@@ -231,6 +231,14 @@ class Searcher:
         mask = self._mask
         eval_cache = self._eval_cache
         eval_get = eval_cache.get
+
+        def evaluate_and_cache(key: int) -> int:
+            # Only the miss path is a call: hits stay inline in the hot loops below.
+            value = evaluate(st)
+            if len(eval_cache) >= EVAL_CACHE_ENTRIES:
+                eval_cache.clear()
+            eval_cache[key] = value
+            return value
         killers = self._killers
         history = self._history
         for side_history in history:
@@ -281,10 +289,7 @@ class Searcher:
             key = st.key
             stand = eval_get(key)
             if stand is None:
-                stand = evaluate(st)
-                if len(eval_cache) >= EVAL_CACHE_ENTRIES:
-                    eval_cache.clear()
-                eval_cache[key] = stand
+                stand = evaluate_and_cache(key)
             if stand >= beta or qdepth >= max_qdepth or ply >= MAX_PLY:
                 return stand
             captures = st.captures()
@@ -350,10 +355,7 @@ class Searcher:
                 # Reverse futility: far enough above beta near the horizon, assume it holds.
                 stand = eval_get(key)
                 if stand is None:
-                    stand = evaluate(st)
-                    if len(eval_cache) >= EVAL_CACHE_ENTRIES:
-                        eval_cache.clear()
-                    eval_cache[key] = stand
+                    stand = evaluate_and_cache(key)
                 if stand - RFP_MARGIN * depth >= beta:
                     return stand
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Mapping
 
-from engine.game import Rules, State, UnknownGameError
+from engine.game import Rules, RuleOption, State, UnknownGameError
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,11 @@ def variant_names() -> list[str]:
     for game in GAMES:
         names.extend(rules_class(game).VARIANTS)
     return names
+
+
+def rule_options() -> list[tuple[str, RuleOption]]:
+    """``(game, option)`` for every rule whose default is an engine option, in registry order."""
+    return [(game, option) for game in GAMES for option in rules_class(game).ENGINE_OPTIONS]
 
 
 def resolve(name: str) -> tuple[str, dict[str, str]]:

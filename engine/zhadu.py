@@ -56,6 +56,7 @@ from engine.game import (
     InvalidMoveError,
     Outcome,
     PositionError,
+    RuleOption,
     Rules,
     State,
     UnknownRuleError,
@@ -260,6 +261,8 @@ class ZhaduRules(Rules):
     player_names = ("White", "Black")
     VARIANTS = {"zhadu": {}, "zhadu-star": {"links": "star"}}
     DEFAULTS = {"links": "full", "quiet": str(QUIET_DEFAULT)}
+    setup_plies = SETUP_PLIES
+    ENGINE_OPTIONS = (RuleOption("quiet", "Zhadu Quiet", QUIET_DEFAULT, 0, QUIET_MAX),)
 
     def __init__(self, links: str = "full", quiet: int = QUIET_DEFAULT) -> None:
         if links not in GEOMETRY:

@@ -163,7 +163,7 @@ def parse_command_line(args: list[str]) -> dict[str, Any]:
     engines: list[dict[str, str]] = []
     each: dict[str, str] = {}
     cfg: dict[str, Any] = {
-        "variant": "zola", "rules": {}, "games": None, "rounds": 1, "tournament": "round-robin",
+        "variant": variant_names()[0], "rules": {}, "games": None, "rounds": 1, "tournament": "round-robin",
         "concurrency": 1, "openings": None, "seed": None, "maxplies": 1000,
         "resign": None, "draw": None, "sprt": None, "recover": False, "out": None,
         "timeout": {"start": 10.0, "move": 60.0, "grace": 1.0}, "event": "zengine match",

@@ -118,9 +118,10 @@ def play_game(
     history = list(opening.moves)
     out = GameOutcome("*", "", "", start_fen=start_fen)
     extra = {}
-    quiet = rules.options.get("quiet")
-    if quiet is not None and quiet != getattr(type(rules), "DEFAULTS", {}).get("quiet", "100"):
-        extra["Zhadu Quiet"] = quiet
+    for option in type(rules).ENGINE_OPTIONS:
+        value = rules.options.get(option.rule)
+        if value is not None and value != str(option.default):
+            extra[option.option] = value
 
     def finish(result: str, termination: str, reason: str) -> GameOutcome:
         out.result, out.termination, out.reason = result, termination, reason

@@ -27,7 +27,7 @@ import click
 
 from engine.game import State
 from engine.search import Limits, Searcher
-from engine.variants import make_rules
+from engine.variants import GAMES, make_rules
 
 #: A game longer than this many plies is adjudicated a draw (the rules end every Zola game,
 #: and Zhadu's quiet limit ends aimless ones; this is only a safety net).
@@ -167,8 +167,10 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def opening_plies(variant: str) -> int:
-    """Random plies of an opening: past Zhadu's setup (10 placements) plus two moves."""
-    return 12 if variant.startswith("zhadu") else 4
+    """Random plies of an opening: past a setup phase (Zhadu's 10 placements) plus two moves,
+    or four moves in a game without one."""
+    setup = make_rules(variant).setup_plies
+    return setup + 2 if setup else 4
 
 
 def run_pairing(variant: str, a: Player, b: Player, games: int, jobs: int,
@@ -201,7 +203,7 @@ PAIRINGS = ("random", "greedy", "depth")
 
 
 @click.command("strength")
-@click.option("--variant", "variants", multiple=True, default=("zola", "zhadu"),
+@click.option("--variant", "variants", multiple=True, default=tuple(GAMES),
               show_default=True, help="Variants to test (repeatable).")
 @click.option("--pairing", "pairings", multiple=True, type=click.Choice(PAIRINGS),
               default=PAIRINGS, show_default=True, help="Pairings to play (repeatable).")
