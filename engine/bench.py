@@ -12,8 +12,8 @@ from typing import Callable
 
 import click
 
-from engine.search import Limits, Searcher
-from engine.variants import make_rules, variant_names
+from zengine.engine.search import Limits, Searcher
+from zengine.engine.variants import make_rules, variant_names
 
 #: Default depth: the whole bench takes roughly 5-20 s on one core of the development machine.
 DEFAULT_DEPTH = 3

@@ -18,16 +18,16 @@ import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from engine.game import (
+from zengine.engine.game import (
     Rules,
     State,
     legal_moves_text,
     play_texts,
 )
-from engine.variants import make_rules, resolve, rule_options, variant_names
+from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
 if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
-    from engine.search import Limits, SearchInfo, Searcher
+    from zengine.engine.search import Limits, SearchInfo, Searcher
 
 
 class EngineError(Exception):
@@ -232,7 +232,7 @@ class Engine:
     def perft(self, depth: int) -> tuple[list[tuple[str, int]], int]:
         """Per legal move its perft of ``depth - 1`` (empty at depth 0), and the total."""
         self._idle()
-        from engine.perft import divide
+        from zengine.engine.perft import divide
 
         if depth <= 0:
             return [], 1
@@ -316,7 +316,7 @@ class Engine:
     def searcher(self) -> "Searcher":
         """The search with its tables, made on first use with the current options."""
         if self._searcher is None:
-            from engine.search import Searcher
+            from zengine.engine.search import Searcher
 
             self._searcher = Searcher(
                 hash_mb=int(self._values["hash"]),
@@ -331,7 +331,7 @@ class Engine:
         if self.searching:
             return
         try:
-            from engine.variants import evaluation_for
+            from zengine.engine.variants import evaluation_for
 
             self.searcher()
             evaluation_for(self.rules)
@@ -435,7 +435,7 @@ class Engine:
     def bench(self, depth: int | None, emit: Callable[[str], None]) -> tuple[int, int]:
         """The fixed benchmark (the session's state is left as it was)."""
         self._idle()
-        from engine.bench import run_bench
+        from zengine.engine.bench import run_bench
 
         return run_bench(depth, emit)
 

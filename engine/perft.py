@@ -12,8 +12,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import click
 
-from engine.game import GameError, State, sorted_moves
-from engine.variants import make_rules
+from zengine.engine.game import GameError, State, sorted_moves
+from zengine.engine.variants import make_rules
 
 
 def perft(state: State, depth: int) -> int:

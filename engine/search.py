@@ -24,9 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine.game import Rules, State
-from engine.timeman import budget
-from engine.variants import evaluation_for
+from zengine.engine.game import Rules, State
+from zengine.engine.timeman import budget
+from zengine.engine.variants import evaluation_for
 
 #: Score of a win found at the root itself; a win ``p`` plies away scores ``MATE - p``.
 MATE = 1_000_000

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover - import only for the type checker (search imports us)
-    from engine.search import Limits
+    from zengine.engine.search import Limits
 
 #: Moves assumed still to come when the clock has no ``movestogo``: games of both Zola and
 #: Zhadu rarely last more than ~40 moves per side after the opening exchanges.

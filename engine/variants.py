@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Mapping
 
-from engine.game import Rules, RuleOption, State, UnknownGameError
+from zengine.engine.game import Rules, RuleOption, State, UnknownGameError
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,8 @@ class GameEntry:
 
 #: Registered games, in the order their variants are listed to users.
 GAMES: dict[str, GameEntry] = {
-    "zola": GameEntry("engine.zola:ZolaRules", "engine.zola_eval:evaluate"),
-    "zhadu": GameEntry("engine.zhadu:ZhaduRules", "engine.zhadu_eval:evaluate"),
+    "zola": GameEntry("zengine.engine.zola:ZolaRules", "zengine.engine.zola_eval:evaluate"),
+    "zhadu": GameEntry("zengine.engine.zhadu:ZhaduRules", "zengine.engine.zhadu_eval:evaluate"),
 }
 
 

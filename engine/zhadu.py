@@ -50,7 +50,7 @@ import re
 from itertools import combinations
 from typing import Callable
 
-from engine.game import (
+from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,

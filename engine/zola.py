@@ -21,7 +21,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from engine.game import (
+from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,

@@ -19,7 +19,7 @@ both sides together, one shift per step direction.
 
 from __future__ import annotations
 
-from engine.zola import GEOMETRY, Geometry, ZolaState
+from zengine.engine.zola import GEOMETRY, Geometry, ZolaState
 
 CHECKER = 100
 #: The side to move can take a checker at once (the opponent may recapture: not a full one).

@@ -12,10 +12,10 @@ import click
 
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
 SUBCOMMANDS: dict[str, str] = {
-    "bench": "engine.bench:bench_command",
-    "match": "tools.match:match_command",
-    "perft": "engine.perft:perft_command",
-    "strength": "tools.strength:strength_command",
+    "bench": "zengine.engine.bench:bench_command",
+    "match": "zengine.tools.match:match_command",
+    "perft": "zengine.engine.perft:perft_command",
+    "strength": "zengine.tools.strength:strength_command",
 }
 
 
@@ -42,6 +42,6 @@ def main(ctx: click.Context) -> None:
     With no subcommand, speaks the engine protocol on stdin/stdout (see docs/protocol.md).
     """
     if ctx.invoked_subcommand is None:
-        from protocol.loop import run
+        from zengine.protocol.loop import run
 
         ctx.exit(run())

@@ -12,8 +12,8 @@ import os
 import sys
 from typing import BinaryIO
 
-from protocol.output import Writer
-from protocol.session import Session
+from zengine.protocol.output import Writer
+from zengine.protocol.session import Session
 
 #: Longest input line, in bytes (a Zhadu game of 100,000 plies in ``position ... moves`` fits).
 MAX_LINE = 1 << 20

@@ -12,7 +12,7 @@ import sys
 import traceback
 from typing import Callable
 
-from engine.facade import (
+from zengine.engine.facade import (
     BadOptionSyntax,
     BadOptionValue,
     Busy,
@@ -22,7 +22,7 @@ from engine.facade import (
     options,
     parse_int,
 )
-from engine.game import (
+from zengine.engine.game import (
     BadRuleValueError,
     GameError,
     IllegalMoveError,
@@ -355,7 +355,7 @@ class Session:
         self.emit(f"response {answer}")
 
     def go(self, args: list[str]) -> None:
-        from engine.search import Limits
+        from zengine.engine.search import Limits
 
         if args and args[0].lower() == "perft":
             self.perft(args[1:])
@@ -433,6 +433,6 @@ class Session:
         self.debug = self.engine.debug = args[0].lower() == "on"
 
     def help(self, args: list[str]) -> None:
-        from engine.variants import variant_names
+        from zengine.engine.variants import variant_names
 
         self.emit_lines(HELP.format(games=", ".join(variant_names())).splitlines())

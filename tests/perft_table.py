@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.game import State
-from engine.perft import divide, perft
-from engine.variants import make_rules
+from zengine.engine.game import State
+from zengine.engine.perft import divide, perft
+from zengine.engine.variants import make_rules
 
 DATA = Path(__file__).parent / "data"
 

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from engine.game import Outcome, State, legal_moves_text, sorted_moves
-from engine.variants import make_rules, variant_names
+from zengine.engine.game import Outcome, State, legal_moves_text, sorted_moves
+from zengine.engine.variants import make_rules, variant_names
 
 VARIANTS = variant_names()
 MAX_PLIES = 5000

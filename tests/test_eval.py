@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from engine.search import MATE_BOUND
-from engine.variants import evaluation_for, make_rules, variant_names
-from engine.zola import ZolaState
+from zengine.engine.search import MATE_BOUND
+from zengine.engine.variants import evaluation_for, make_rules, variant_names
+from zengine.engine.zola import ZolaState
 
 
 def playout_states(variant: str, count: int, seed: int):

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from engine.facade import (
+from zengine.engine.facade import (
     BadOptionSyntax,
     BadOptionValue,
     Busy,
@@ -17,9 +17,9 @@ from engine.facade import (
     parse_int,
     pv_texts,
 )
-from engine.game import IllegalMoveError, InvalidMoveError, PositionError, UnknownGameError
-from engine.search import Limits
-from engine.variants import make_rules, variant_names
+from zengine.engine.game import IllegalMoveError, InvalidMoveError, PositionError, UnknownGameError
+from zengine.engine.search import Limits
+from zengine.engine.variants import make_rules, variant_names
 
 
 def test_parse_int_is_ascii_digits_only() -> None:
@@ -122,7 +122,7 @@ def test_finished_game_reports_none_on_the_spot() -> None:
 
 
 def test_unbounded_means_only_stop_ends_it() -> None:
-    from engine.facade import _unbounded
+    from zengine.engine.facade import _unbounded
 
     assert _unbounded(Limits(), 0) and _unbounded(Limits(infinite=True, depth=3), 1)
     assert _unbounded(Limits(p1time=1000), 1) and not _unbounded(Limits(p1time=1000), 0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.match import EXIT_ENGINE_FAILURE, EXIT_OK, run_match
+from zengine.tools.match import EXIT_ENGINE_FAILURE, EXIT_OK, run_match
 
 FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
 

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from engine.variants import make_rules, variant_names
-from tools import match as m
-from tools.records import pgn_text, read_games, rewrite_games
-from tools.schedule import Opening, openings_for, parse_opening_line, read_openings, schedule
-from tools.tc import Clock, Limits, TimeControl, TimeControlError, go_command
+from zengine.engine.variants import make_rules, variant_names
+from zengine.tools import match as m
+from zengine.tools.records import pgn_text, read_games, rewrite_games
+from zengine.tools.schedule import Opening, openings_for, parse_opening_line, read_openings, schedule
+from zengine.tools.tc import Clock, Limits, TimeControl, TimeControlError, go_command
 
 
 # --- time controls ---------------------------------------------------------------------------

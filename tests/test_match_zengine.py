@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from engine.variants import variant_names
-from tools.match import EXIT_OK, builtin_engine, run_match
+from zengine.engine.variants import variant_names
+from zengine.tools.match import EXIT_OK, builtin_engine, run_match
 
 
 @pytest.mark.parametrize("variant", variant_names())
@@ -35,7 +35,7 @@ def test_builtin_engine_is_this_installation():
 
 @pytest.mark.slow
 def test_demonstration_match(tmp_path):
-    done = subprocess.run([sys.executable, "-c", "from protocol.cli import main; main()", "match",
+    done = subprocess.run([sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match",
                            "--out", str(tmp_path / "demo")], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((tmp_path / "demo" / "summary.json").read_text())

@@ -6,10 +6,10 @@ import importlib.metadata
 
 import pytest
 
-from engine.game import legal_moves_text
-from engine.perft import divide
-from engine.variants import make_rules, variant_names
-from protocol.session import CODES
+from zengine.engine.game import legal_moves_text
+from zengine.engine.perft import divide
+from zengine.engine.variants import make_rules, variant_names
+from zengine.protocol.session import CODES
 from test_protocol_helpers import Script
 
 ZOLA_START = "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"

@@ -12,9 +12,9 @@ import random
 import subprocess
 import threading
 
-from engine.game import legal_moves_text
-from engine.variants import make_rules, variant_names
-from protocol.session import CODES, REPLY_WORDS
+from zengine.engine.game import legal_moves_text
+from zengine.engine.variants import make_rules, variant_names
+from zengine.protocol.session import CODES, REPLY_WORDS
 from test_protocol_helpers import INFO_RE, Script, zengine_path
 
 SEED = 20261129

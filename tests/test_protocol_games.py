@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from engine.game import legal_moves_text
-from engine.variants import make_rules, variant_names
+from zengine.engine.game import legal_moves_text
+from zengine.engine.variants import make_rules, variant_names
 from test_protocol_helpers import Pipe
 
 #: Zhadu games end by the quiet rule at the latest; a short limit keeps random games short.

@@ -8,7 +8,7 @@ import shutil
 import sys
 import threading
 
-from protocol.session import Session
+from zengine.protocol.session import Session
 
 #: A search's ``info`` line as the spec writes it.
 INFO_RE = re.compile(

@@ -9,8 +9,8 @@ import pexpect
 import pexpect.popen_spawn
 import pytest
 
-from engine.game import legal_moves_text, play_texts
-from engine.variants import make_rules
+from zengine.engine.game import legal_moves_text, play_texts
+from zengine.engine.variants import make_rules
 from test_protocol_helpers import INFO_RE, zengine_path
 
 TIMEOUT = 60

@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from engine.game import State
-from engine.search import MATE, Limits, Score, SearchInfo, Searcher, score_of
-from engine.variants import make_rules, variant_names
+from zengine.engine.game import State
+from zengine.engine.search import MATE, Limits, Score, SearchInfo, Searcher, score_of
+from zengine.engine.variants import make_rules, variant_names
 
 
 def wins_within(state: State, plies: int, side: int) -> bool:
@@ -236,7 +236,7 @@ def test_switching_variants_with_shared_keys_forgets_the_table() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["zola", "zhadu"])
 def test_strength_against_random_and_greedy(variant: str) -> None:
-    from tools.strength import Player, run_pairing
+    from zengine.tools.strength import Player, run_pairing
 
     engine = Player("engine-depth", 2)
     for opponent in ("random", "greedy"):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tools import stats
+from zengine.tools import stats
 
 
 def test_elo_of_scores():

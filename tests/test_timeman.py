@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.search import Limits
-from engine.timeman import DEFAULT_MOVES_TO_GO, TimeBudget, budget
+from zengine.engine.search import Limits
+from zengine.engine.timeman import DEFAULT_MOVES_TO_GO, TimeBudget, budget
 
 
 def test_no_time_limit() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import perft_table
-from engine.game import (
+from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
@@ -19,8 +19,8 @@ from engine.game import (
     UnknownRuleError,
     legal_moves_text,
 )
-from engine.variants import make_rules, variant_names
-from engine.zhadu import (
+from zengine.engine.variants import make_rules, variant_names
+from zengine.engine.zhadu import (
     GEOMETRY,
     POINT_NAMES,
     ZhaduRules,

@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-from engine.game import legal_moves_text
-from engine.variants import make_rules
+from zengine.engine.game import legal_moves_text
+from zengine.engine.variants import make_rules
 from naive_zhadu import NaiveGame
 
 START = "-/- w -/- 0 0"
@@ -141,7 +141,7 @@ def naive_perft(game: NaiveGame, depth: int) -> int:
     pytest.param("full", AFTER_SETUP, 4, marks=pytest.mark.slow),
 ])
 def test_naive_perft_agrees(links: str, start: str, depth: int) -> None:
-    from engine.perft import perft
+    from zengine.engine.perft import perft
 
     state = make_rules("zhadu", {"links": links}).parse_position(start)
     assert perft(state, depth) == naive_perft(NaiveGame(start, links), depth)

@@ -9,15 +9,15 @@ import pytest
 
 import naive_zola
 import perft_table
-from engine.game import (
+from zengine.engine.game import (
     IllegalMoveError,
     InvalidMoveError,
     Outcome,
     PositionError,
     legal_moves_text,
 )
-from engine.variants import make_rules
-from engine.zola import PASS, ZolaRules
+from zengine.engine.variants import make_rules
+from zengine.engine.zola import PASS, ZolaRules
 
 DATA = Path(__file__).parent / "data"
 

@@ -32,12 +32,12 @@ from typing import Any, Callable
 
 import click
 
-from engine.game import GameError, Rules
-from engine.variants import make_rules, variant_names
-from tools import stats
-from tools.engine_process import EngineError, EngineProcess, EngineSpec
-from tools.records import append_game, read_games, rewrite_games
-from tools.referee import (
+from zengine.engine.game import GameError, Rules
+from zengine.engine.variants import make_rules, variant_names
+from zengine.tools import stats
+from zengine.tools.engine_process import EngineError, EngineProcess, EngineSpec
+from zengine.tools.records import append_game, read_games, rewrite_games
+from zengine.tools.referee import (
     DISCONNECT,
     STALL,
     Adjudication,
@@ -46,8 +46,8 @@ from tools.referee import (
     Timeouts,
     play_game,
 )
-from tools.schedule import Opening, OpeningError, ScheduledGame, openings_for, schedule
-from tools.tc import Limits, TimeControl, TimeControlError
+from zengine.tools.schedule import Opening, OpeningError, ScheduledGame, openings_for, schedule
+from zengine.tools.tc import Limits, TimeControl, TimeControlError
 
 CONFIG_FILE = "config.json"
 GAMES_FILE = "games.jsonl"
@@ -155,7 +155,7 @@ def builtin_engine() -> list[str]:
     found = shutil.which("zengine")
     if found:
         return [found]
-    return [sys.executable, "-c", "from protocol.cli import main; main()"]
+    return [sys.executable, "-m", "zengine"]
 
 
 def parse_command_line(args: list[str]) -> dict[str, Any]:

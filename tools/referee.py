@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from engine.game import IllegalMoveError, InvalidMoveError, Rules
-from tools.engine_process import EngineError, EngineProcess
-from tools.schedule import Opening
-from tools.tc import Clock, Limits, go_command
+from zengine.engine.game import IllegalMoveError, InvalidMoveError, Rules
+from zengine.tools.engine_process import EngineError, EngineProcess
+from zengine.tools.schedule import Opening
+from zengine.tools.tc import Clock, Limits, go_command
 
 #: Mate scores are turned into centipawns this large (minus the distance) for adjudication.
 MATE_CP = 100_000

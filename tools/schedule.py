@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.game import GameError, Rules, State, play_texts, sorted_moves
+from zengine.engine.game import GameError, Rules, State, play_texts, sorted_moves
 
 
 class OpeningError(ValueError):

@@ -1,4 +1,4 @@
-"""``zengine strength`` / ``python -m tools.strength``: the engine against simple opponents.
+"""``zengine strength`` / ``python -m zengine.tools.strength``: the engine against simple opponents.
 
 In-process, through the game interface and :class:`engine.search.Searcher` (no protocol, no
 subprocess), three pairings per game:
@@ -25,9 +25,9 @@ from typing import Callable
 
 import click
 
-from engine.game import State
-from engine.search import Limits, Searcher
-from engine.variants import GAMES, make_rules
+from zengine.engine.game import State
+from zengine.engine.search import Limits, Searcher
+from zengine.engine.variants import GAMES, make_rules
 
 #: A game longer than this many plies is adjudicated a draw (the rules end every Zola game,
 #: and Zhadu's quiet limit ends aimless ones; this is only a safety net).

@@ -31,8 +31,8 @@ import random
 import sys
 import time
 
-from engine.game import sorted_moves
-from engine.variants import make_rules
+from zengine.engine.game import sorted_moves
+from zengine.engine.variants import make_rules
 
 
 def main() -> None:

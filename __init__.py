@@ -1,0 +1,7 @@
+"""zengine: an engine, a line protocol and a referee for the board games Zola and Zhadu.
+
+The repository root is this package (``pyproject.toml`` maps ``zengine`` to ``.``), so
+``engine/``, ``protocol/`` and ``tools/`` install as ``zengine.engine``, ``zengine.protocol``
+and ``zengine.tools``: one top-level import name that no other distribution can overwrite.
+Layers: ``engine`` (rules, search, the facade) imports nothing from ``protocol`` or ``tools``.
+"""

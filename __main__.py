@@ -1,0 +1,6 @@
+"""``python -m zengine``: the same program as the ``zengine`` command."""
+
+from zengine.protocol.cli import main
+
+if __name__ == "__main__":
+    main(prog_name="zengine")
