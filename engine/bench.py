@@ -8,7 +8,7 @@ measures speed. Each position is searched from a cleared table with Hash 16 and 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import click
 

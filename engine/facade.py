@@ -15,8 +15,9 @@ import re
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from zengine.engine.game import (
     Rules,
@@ -27,7 +28,7 @@ from zengine.engine.game import (
 from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
 if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
-    from zengine.engine.search import Limits, SearchInfo, Searcher
+    from zengine.engine.search import Limits, Searcher, SearchInfo
 
 
 class EngineError(Exception):
@@ -189,7 +190,9 @@ class Engine:
         if plies < 1:
             raise BadOptionValue(f"undo needs at least 1 ply, got {plies}")
         if plies > self.state.history_length:
-            raise CannotUndo(f"cannot undo {plies}: the history has {self.state.history_length} plies")
+            raise CannotUndo(
+                f"cannot undo {plies}: the history has {self.state.history_length} plies"
+            )
         for _ in range(plies):
             self.state.undo()
             if self._moves:
@@ -313,7 +316,7 @@ class Engine:
         self.rules, self.state = rules, state
 
     # --- search -----------------------------------------------------------------------------
-    def searcher(self) -> "Searcher":
+    def searcher(self) -> Searcher:
         """The search with its tables, made on first use with the current options."""
         if self._searcher is None:
             from zengine.engine.search import Searcher
@@ -365,7 +368,7 @@ class Engine:
                 moves.append(move)
         return moves
 
-    def go(self, limits: "Limits", on_info: InfoCallback, on_done: DoneCallback) -> None:
+    def go(self, limits: Limits, on_info: InfoCallback, on_done: DoneCallback) -> None:
         """Start a search of the current position in the background.
 
         ``on_info(info, pv_texts)`` is called for every iteration, ``on_done(best)`` exactly
@@ -390,12 +393,20 @@ class Engine:
         )
         self._worker.start()
 
-    def _search(self, searcher: "Searcher", root: State, limits: "Limits",
-                stop: threading.Event, on_info: InfoCallback, on_done: DoneCallback) -> None:
+    def _search(
+        self,
+        searcher: Searcher,
+        root: State,
+        limits: Limits,
+        stop: threading.Event,
+        on_info: InfoCallback,
+        on_done: DoneCallback,
+    ) -> None:
         texts_of = root.copy()  # the search moves about on ``root``; pv texts come from this one
         best: str | None = None
         try:
-            def report(info: "SearchInfo") -> None:
+
+            def report(info: SearchInfo) -> None:
                 on_info(info, pv_texts(texts_of, info.pv))
 
             result = searcher.search(root, limits, stop, report)
@@ -440,7 +451,7 @@ class Engine:
         return run_bench(depth, emit)
 
 
-def _unbounded(limits: "Limits", side: int) -> bool:
+def _unbounded(limits: Limits, side: int) -> bool:
     """Whether nothing but a stop ends a search under these limits for ``side`` to move."""
     clock = limits.p1time if side == 0 else limits.p2time
     return limits.infinite or (

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 
 class Outcome(enum.Enum):
@@ -38,7 +39,7 @@ class Outcome(enum.Enum):
         return {"p1win": 0, "p2win": 1, "draw": None}[self.value]
 
     @staticmethod
-    def win_for(side: int) -> "Outcome":
+    def win_for(side: int) -> Outcome:
         """The outcome in which ``side`` (0 = p1, 1 = p2) wins."""
         return Outcome.P1_WIN if side == 0 else Outcome.P2_WIN
 
@@ -111,11 +112,11 @@ class Rules(ABC):
     setup_plies: int = 0
 
     @abstractmethod
-    def start(self) -> "State":
+    def start(self) -> State:
         """The start position of this variant."""
 
     @abstractmethod
-    def parse_position(self, text: str) -> "State":
+    def parse_position(self, text: str) -> State:
         """The position a position string describes; raises :class:`PositionError`."""
 
     def describe(self) -> str:
@@ -173,7 +174,7 @@ class State(ABC):
         """Unmake the last move made with :meth:`play`; restores position, hash and counters."""
 
     @abstractmethod
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """An independent copy, with the same history (so repetitions still count)."""
 
     # --- the game's state ------------------------------------------------------------------

@@ -84,12 +84,21 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.argument("depth", type=click.IntRange(0, 64))
 @click.option("--variant", "-v", default="zola", show_default=True, help="Game or variant name.")
 @click.option("--fen", default=None, help="Start from this position string instead of the start.")
-@click.option("--rule", "rules_", multiple=True, metavar="KEY=VALUE", help="A rule option (quiet=50).")
+@click.option(
+    "--rule", "rules_", multiple=True, metavar="KEY=VALUE", help="A rule option (quiet=50)."
+)
 @click.option("--divide", is_flag=True, help="Print the count below each legal move.")
-@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=1, show_default=True,
-              help="Processes to spread the root moves over.")
-def perft_command(depth: int, variant: str, fen: str | None, rules_: tuple[str, ...],
-                  divide: bool, jobs: int) -> None:
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Processes to spread the root moves over.",
+)
+def perft_command(
+    depth: int, variant: str, fen: str | None, rules_: tuple[str, ...], divide: bool, jobs: int
+) -> None:
     """Count the leaf nodes of the legal-move tree to DEPTH."""
     try:
         state = _state(variant, _parse_options(rules_), fen)
@@ -110,4 +119,3 @@ def perft_command(depth: int, variant: str, fen: str | None, rules_: tuple[str, 
     click.echo(f"Time: {elapsed:.3f} s")
     click.echo(f"Nodes/second: {int(total / elapsed) if elapsed > 0 else 0}")
     sys.stdout.flush()
-

@@ -21,8 +21,8 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from zengine.engine.game import Rules, State
 from zengine.engine.timeman import budget
@@ -239,6 +239,7 @@ class Searcher:
                 eval_cache.clear()
             eval_cache[key] = value
             return value
+
         killers = self._killers
         history = self._history
         for side_history in history:
@@ -408,12 +409,19 @@ class Searcher:
                                 # Late move reductions: moves ordered late rarely matter;
                                 # captures (most moves in Zola) only from the sixth on.
                                 reduction = 0
-                                if depth >= 3 and index >= LMR_QUIET_FROM and move != k1 and move != k2:
+                                if (
+                                    depth >= 3
+                                    and index >= LMR_QUIET_FROM
+                                    and move != k1
+                                    and move != k2
+                                ):
                                     if not is_capture(move):
                                         reduction = 1 if index < 8 or depth < 5 else 2
                                     elif index >= LMR_CAPTURE_FROM:
                                         reduction = 1
-                                value = -negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                                value = -negamax(
+                                    depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
+                                )
                                 if value > alpha and (reduction or value < beta):
                                     value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
                         finally:

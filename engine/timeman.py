@@ -35,7 +35,7 @@ class TimeBudget:
     hard_ms: int | None
 
 
-def budget(limits: "Limits", side: int, overhead_ms: int) -> TimeBudget:
+def budget(limits: Limits, side: int, overhead_ms: int) -> TimeBudget:
     """The soft and hard time limits of a search for ``side`` (0 = p1) to move.
 
     ``movetime`` is met within the overhead: both limits are ``movetime - overhead``. With a

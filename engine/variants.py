@@ -9,11 +9,11 @@ finds games only through this module.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Mapping
 
-from zengine.engine.game import Rules, RuleOption, State, UnknownGameError
+from zengine.engine.game import RuleOption, Rules, State, UnknownGameError
 
 
 @dataclass(frozen=True)

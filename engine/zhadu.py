@@ -47,8 +47,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from itertools import combinations
-from typing import Callable
+from typing import ClassVar
 
 from zengine.engine.game import (
     BadRuleValueError,
@@ -101,14 +102,14 @@ ZONES: tuple[int, int] = (_bits("a0 a1 a2 a3 b0"), _bits("h0 h1 h2 h3 g0"))
 # The diamond's nine grid vertices: B(ottom) and T(op) tips, L/M/R by row 1..3 from White's end.
 # Per triangle: the vertex of its apex dot 1, its left dot 2 and its right dot 3 (zhadu.md picture).
 TRIANGLE_VERTICES: dict[str, tuple[str, str, str]] = {
-    "a": ("B", "L1", "R1"),   # apex down
+    "a": ("B", "L1", "R1"),  # apex down
     "b": ("M2", "L1", "R1"),  # apex up
     "c": ("L1", "L2", "M2"),  # apex down
     "d": ("R1", "M2", "R2"),  # apex down
     "e": ("L3", "L2", "M2"),  # apex up
     "f": ("R3", "M2", "R2"),  # apex up
     "g": ("M2", "L3", "R3"),  # apex down
-    "h": ("T", "L3", "R3"),   # apex up
+    "h": ("T", "L3", "R3"),  # apex up
 }
 
 
@@ -250,6 +251,8 @@ def _stone_moves(p: int, ends: int, taken: int) -> tuple[int, ...]:
         if ends >> to & 1 and not taken >> to & 1:
             moves.append(p | to << 5)
     return tuple(moves)
+
+
 # Entries per geometry (~50 MB) before the memo is cleared; perft 5 fills about 32k.
 _CACHE_LIMIT = 500_000
 
@@ -259,8 +262,8 @@ class ZhaduRules(Rules):
 
     game = "zhadu"
     player_names = ("White", "Black")
-    VARIANTS = {"zhadu": {}, "zhadu-star": {"links": "star"}}
-    DEFAULTS = {"links": "full", "quiet": str(QUIET_DEFAULT)}
+    VARIANTS: ClassVar[dict[str, dict[str, str]]] = {"zhadu": {}, "zhadu-star": {"links": "star"}}
+    DEFAULTS: ClassVar[dict[str, str]] = {"links": "full", "quiet": str(QUIET_DEFAULT)}
     setup_plies = SETUP_PLIES
     ENGINE_OPTIONS = (RuleOption("quiet", "Zhadu Quiet", QUIET_DEFAULT, 0, QUIET_MAX),)
 
@@ -276,7 +279,7 @@ class ZhaduRules(Rules):
         self.name = "zhadu" if links == "full" else "zhadu-star"
 
     @classmethod
-    def from_options(cls, options: dict[str, str]) -> "ZhaduRules":
+    def from_options(cls, options: dict[str, str]) -> ZhaduRules:
         """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
         links, quiet = "full", QUIET_DEFAULT
         for key, value in options.items():
@@ -295,10 +298,10 @@ class ZhaduRules(Rules):
                 raise UnknownRuleError(f"unknown rule '{key}' for zhadu (rules: links, quiet)")
         return cls(links, quiet)
 
-    def start(self) -> "ZhaduState":
+    def start(self) -> ZhaduState:
         return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)
 
-    def parse_position(self, text: str) -> "ZhaduState":
+    def parse_position(self, text: str) -> ZhaduState:
         """Parse ``<white>/<black> <side> <first>/<first> <quiet> <ply>``; checks consistency."""
         return _parse_position(self, text)
 
@@ -306,11 +309,34 @@ class ZhaduRules(Rules):
 class ZhaduState(State):
     """A Zhadu position with make/unmake, repetition counts and an incremental Zobrist key."""
 
-    __slots__ = ("rules", "g", "limit", "pos", "board", "occ", "first", "stm", "ply", "quiet",
-                 "passes", "_key", "rep", "stack", "result")
+    __slots__ = (
+        "_key",
+        "board",
+        "first",
+        "g",
+        "limit",
+        "occ",
+        "passes",
+        "ply",
+        "pos",
+        "quiet",
+        "rep",
+        "result",
+        "rules",
+        "stack",
+        "stm",
+    )
 
-    def __init__(self, rules: ZhaduRules, pos: list[int], stm: int, first: list[int],
-                 quiet: int, ply: int, result: tuple[Outcome, str] | None) -> None:
+    def __init__(
+        self,
+        rules: ZhaduRules,
+        pos: list[int],
+        stm: int,
+        first: list[int],
+        quiet: int,
+        ply: int,
+        result: tuple[Outcome, str] | None,
+    ) -> None:
         self.rules = rules
         self.g = rules.geometry
         self.limit = rules.quiet
@@ -557,7 +583,7 @@ class ZhaduState(State):
             self.board[p] = -1
             self.occ[stm] ^= 1 << p
 
-    def copy(self) -> "ZhaduState":
+    def copy(self) -> ZhaduState:
         other = object.__new__(ZhaduState)
         other.rules = self.rules
         other.g = self.g
@@ -677,7 +703,8 @@ class ZhaduState(State):
             )
         fr, to = _point(text, step[1]), _point(text, step[3])
         return self._find(
-            text, lambda m: not m & (PLACE | PASS) and m & 31 == fr and (m >> 5) & 31 == to,
+            text,
+            lambda m: not m & (PLACE | PASS) and m & 31 == fr and (m >> 5) & 31 == to,
             lambda: self._why_not_move(fr, to),
         )
 
@@ -713,8 +740,11 @@ class ZhaduState(State):
         sides = []
         for side in (0, 1):
             base = 5 * side
-            parts = [f"{VALUE_TEXT[k]}{POINT_NAMES[self.pos[base + k]]}"
-                     for k in range(5) if self.pos[base + k] >= 0]
+            parts = [
+                f"{VALUE_TEXT[k]}{POINT_NAMES[self.pos[base + k]]}"
+                for k in range(5)
+                if self.pos[base + k] >= 0
+            ]
             sides.append(",".join(parts) or "-")
         firsts = "/".join("-" if k < 0 else VALUE_TEXT[k] for k in self.first)
         return f"{sides[0]}/{sides[1]} {SIDE_LETTERS[self.stm]} {firsts} {self.quiet} {self.ply}"
@@ -732,7 +762,7 @@ class ZhaduState(State):
                 token = cells.get(_INDEX[match[0]])
                 if token:
                     start = match.start() - (1 if len(token) > 3 else 0)
-                    line[start:start + len(token)] = list(token.ljust(2))
+                    line[start : start + len(token)] = list(token.ljust(2))
             lines.append("".join(line).rstrip())
         names = self.rules.player_names
         lines.append("")

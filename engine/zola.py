@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from zengine.engine.game import (
     BadRuleValueError,
@@ -203,8 +204,12 @@ class ZolaRules(Rules):
 
     game = "zola"
     player_names = ("Red", "Blue")
-    VARIANTS = {"zola": {}, "zola-8": {"size": "8"}, "zola-10": {"size": "10"}}
-    DEFAULTS = {"size": "6"}
+    VARIANTS: ClassVar[dict[str, dict[str, str]]] = {
+        "zola": {},
+        "zola-8": {"size": "8"},
+        "zola-10": {"size": "10"},
+    }
+    DEFAULTS: ClassVar[dict[str, str]] = {"size": "6"}
 
     def __init__(self, size: int = 6) -> None:
         if size not in SIZES:
@@ -215,7 +220,7 @@ class ZolaRules(Rules):
         self.name = "zola" if size == 6 else f"zola-{size}"
 
     @classmethod
-    def from_options(cls, options: dict[str, str]) -> "ZolaRules":
+    def from_options(cls, options: dict[str, str]) -> ZolaRules:
         """Rules from ``setup`` options; only ``size`` (6, 8, 10) exists."""
         size = "6"
         for key, value in options.items():
@@ -226,11 +231,11 @@ class ZolaRules(Rules):
             raise BadRuleValueError(f"bad value '{size}' for rule 'size' (6, 8 or 10)")
         return cls(int(size))
 
-    def start(self) -> "ZolaState":
+    def start(self) -> ZolaState:
         red, blue = self.geometry.start
         return ZolaState(self, red, blue, 0)
 
-    def parse_position(self, text: str) -> "ZolaState":
+    def parse_position(self, text: str) -> ZolaState:
         """Parse ``<ranks> <side>``; raises :class:`PositionError` with the reason."""
         fields = text.split()
         if len(fields) != 2:
@@ -245,7 +250,9 @@ class ZolaRules(Rules):
         if n % 2 or n not in SIZES:
             raise PositionError(f"unsupported board size {n} (ranks given: {n}; sizes 6, 8, 10)")
         if n != self.size:
-            raise PositionError(f"position is for a {n}x{n} board, this game is {self.size}x{self.size}")
+            raise PositionError(
+                f"position is for a {n}x{n} board, this game is {self.size}x{self.size}"
+            )
         boards = [0, 0]
         for i, rank_text in enumerate(ranks):
             rank = n - 1 - i
@@ -279,7 +286,7 @@ class ZolaRules(Rules):
 class ZolaState(State):
     """A Zola position with make/unmake and an incremental Zobrist key."""
 
-    __slots__ = ("rules", "g", "boards", "stm", "_key", "stack")
+    __slots__ = ("_key", "boards", "g", "rules", "stack", "stm")
 
     def __init__(self, rules: ZolaRules, red: int, blue: int, stm: int) -> None:
         self.rules = rules
@@ -349,7 +356,7 @@ class ZolaState(State):
                 self.boards[stm ^ 1] ^= 1 << to
                 self._key ^= zob[stm ^ 1][to]
 
-    def copy(self) -> "ZolaState":
+    def copy(self) -> ZolaState:
         other = object.__new__(ZolaState)
         other.rules = self.rules
         other.g = self.g
@@ -408,7 +415,9 @@ class ZolaState(State):
         for file_letter, rank_text in ((match[1], match[2]), (match[4], match[5])):
             file, rank = ord(file_letter) - 97, int(rank_text)
             if file >= n or not 1 <= rank <= n or rank_text.startswith("0"):
-                raise InvalidMoveError(f"'{text}': no square {file_letter}{rank_text} on a {n}x{n} board")
+                raise InvalidMoveError(
+                    f"'{text}': no square {file_letter}{rank_text} on a {n}x{n} board"
+                )
             squares.append((rank - 1) * n + file)
         fr, to = squares
         if self.outcome() is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from zengine.engine.facade import (
     BadOptionSyntax,
@@ -59,12 +59,31 @@ ERROR_CODES: list[tuple[type[BaseException], str]] = [
 ]
 
 #: Every error code the protocol uses.
-CODES = ("unknown-command", "syntax", "unknown-game", "unknown-option", "bad-value",
-         "bad-position", "illegal-move", "cannot-undo", "busy")
+CODES = (
+    "unknown-command",
+    "syntax",
+    "unknown-game",
+    "unknown-option",
+    "bad-value",
+    "bad-position",
+    "illegal-move",
+    "cannot-undo",
+    "busy",
+)
 
 #: The first words of every reply line (``d``, ``help`` and ``perft`` print free text too).
-REPLY_WORDS = ("id", "option", "uciok", "ugiok", "readyok", "error", "legalmoves", "response",
-               "info", "bestmove")
+REPLY_WORDS = (
+    "id",
+    "option",
+    "uciok",
+    "ugiok",
+    "readyok",
+    "error",
+    "legalmoves",
+    "response",
+    "info",
+    "bestmove",
+)
 
 MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
@@ -73,10 +92,17 @@ MAX_BENCH = 64
 
 GO_NUMBERS = {
     # token: (Limits field, least value; clocks below 0 count as 0)
-    "depth": ("depth", 1), "nodes": ("nodes", 1), "movetime": ("movetime", 0),
-    "wtime": ("p1time", None), "btime": ("p2time", None),
-    "p1time": ("p1time", None), "p2time": ("p2time", None),
-    "winc": ("p1inc", 0), "binc": ("p2inc", 0), "p1inc": ("p1inc", 0), "p2inc": ("p2inc", 0),
+    "depth": ("depth", 1),
+    "nodes": ("nodes", 1),
+    "movetime": ("movetime", 0),
+    "wtime": ("p1time", None),
+    "btime": ("p2time", None),
+    "p1time": ("p1time", None),
+    "p2time": ("p2time", None),
+    "winc": ("p1inc", 0),
+    "binc": ("p2inc", 0),
+    "p1inc": ("p1inc", 0),
+    "p2inc": ("p2inc", 0),
     "movestogo": ("movestogo", 1),
 }
 GO_WORDS = set(GO_NUMBERS) | {"searchmoves", "infinite", "ponder", "mate", "perft"}
@@ -138,8 +164,10 @@ def option_line(option) -> str:
 def format_info(info, pv: list[str]) -> str:
     """An ``info`` line of a search iteration."""
     score = f"mate {info.score.mate}" if info.score.mate is not None else f"cp {info.score.cp}"
-    line = (f"info depth {info.depth} seldepth {info.seldepth} score {score} nodes {info.nodes}"
-            f" nps {info.nps} time {info.time_ms}")
+    line = (
+        f"info depth {info.depth} seldepth {info.seldepth} score {score} nodes {info.nodes}"
+        f" nps {info.nps} time {info.time_ms}"
+    )
     if info.hashfull is not None:
         line += f" hashfull {info.hashfull}"
     if pv:
@@ -175,11 +203,13 @@ class Session:
     """One protocol session over an engine: ``handle`` each input line in order."""
 
     #: Commands answered during a search; every other one gives ``error busy`` then.
-    DURING_SEARCH = frozenset({"isready", "stop", "quit", "d", "show", "display", "legalmoves",
-                               "query", "help"})
+    DURING_SEARCH = frozenset(
+        {"isready", "stop", "quit", "d", "show", "display", "legalmoves", "query", "help"}
+    )
 
-    def __init__(self, emit_lines: Callable[[list[str]], None],
-                 engine: Engine | None = None) -> None:
+    def __init__(
+        self, emit_lines: Callable[[list[str]], None], engine: Engine | None = None
+    ) -> None:
         self.emit_lines = emit_lines
         self.engine = engine or Engine()
         self.debug = False
@@ -230,11 +260,14 @@ class Session:
         try:
             command = self.commands.get(word)
             if command is None:
-                raise ProtocolError("unknown-command", f"unknown command '{clean(tokens[0], 40)}'"
-                                    " (help lists the commands)")
+                raise ProtocolError(
+                    "unknown-command",
+                    f"unknown command '{clean(tokens[0], 40)}' (help lists the commands)",
+                )
             if word not in self.DURING_SEARCH and self.engine.searching:
-                raise ProtocolError("busy", f"'{word}' needs the engine idle: a search is running"
-                                    " (send stop first)")
+                raise ProtocolError(
+                    "busy", f"'{word}' needs the engine idle: a search is running (send stop first)"
+                )
             command(args)
         except ProtocolError as exc:
             self.emit(f"error {exc.code} {clean(exc.detail)}")
@@ -282,12 +315,15 @@ class Session:
         name = " ".join(args[1:split])
         if not name:
             raise ProtocolError("syntax", "setoption needs an option name")
-        value_tokens = args[split + 1:]
+        value_tokens = args[split + 1 :]
         if split < len(args) and not value_tokens:
             raise ProtocolError("syntax", f"option '{clean(name, 40)}': 'value' without a value")
         if len(value_tokens) > 1:
-            raise ProtocolError("syntax", f"option '{clean(name, 40)}': the value is one token,"
-                                f" got '{clean(' '.join(value_tokens), 60)}'")
+            raise ProtocolError(
+                "syntax",
+                f"option '{clean(name, 40)}': the value is one token,"
+                f" got '{clean(' '.join(value_tokens), 60)}'",
+            )
         self.engine.set_option(name, value_tokens[0] if value_tokens else None)
 
     def newgame_bare(self, args: list[str]) -> None:
@@ -305,7 +341,7 @@ class Session:
             raise ProtocolError("syntax", "expected 'position startpos|fen <string> [moves ...]'")
         lowered = [token.lower() for token in args]
         split = lowered.index("moves") if "moves" in lowered else len(args)
-        kind, body, moves = lowered[0], args[1:split], args[split + 1:]
+        kind, body, moves = lowered[0], args[1:split], args[split + 1 :]
         if kind == "startpos":
             no_more(body, "position startpos")
             self.engine.set_position(None, moves)
@@ -348,8 +384,11 @@ class Session:
                 "fen": engine.position_text,
             }
             if what not in answers:
-                raise ProtocolError("syntax", f"unknown query '{clean(args[0], 40)}' (gameover,"
-                                    " p1turn, result, fen, islegal)")
+                raise ProtocolError(
+                    "syntax",
+                    f"unknown query '{clean(args[0], 40)}' (gameover,"
+                    " p1turn, result, fen, islegal)",
+                )
             no_more(rest, f"query {what}")
             answer = answers[what]()
         self.emit(f"response {answer}")
@@ -419,8 +458,14 @@ class Session:
     def display(self, args: list[str]) -> None:
         no_more(args, "d")
         engine = self.engine
-        self.emit_lines([*engine.diagram().splitlines(), f"fen {engine.position_text()}",
-                         f"turn {engine.side_to_move()}", f"result {engine.result()}"])
+        self.emit_lines(
+            [
+                *engine.diagram().splitlines(),
+                f"fen {engine.position_text()}",
+                f"turn {engine.side_to_move()}",
+                f"result {engine.result()}",
+            ]
+        )
 
     def bench(self, args: list[str]) -> None:
         no_more(args[1:], "bench depth")

@@ -47,8 +47,7 @@ def adjacency_for(links: str) -> dict[str, set[str]]:
     if links == "star":
         for point, neighbours in adjacency.items():
             adjacency[point] = {
-                n for n in neighbours
-                if not (n[0] == point[0] and n[1] != "0" and point[1] != "0")
+                n for n in neighbours if not (n[0] == point[0] and n[1] != "0" and point[1] != "0")
             }
     return adjacency
 
@@ -74,8 +73,10 @@ class NaiveGame:
                 stone, point = token[:-2], token[-2:]
                 self.stones[point] = (colour, stone)
         first_white, first_black = firsts.split("/")
-        self.first = {"w": None if first_white == "-" else first_white,
-                      "b": None if first_black == "-" else first_black}
+        self.first = {
+            "w": None if first_white == "-" else first_white,
+            "b": None if first_black == "-" else first_black,
+        }
         self.quiet = int(quiet)
         self.ply = int(ply)
         self.passes = 0

@@ -72,7 +72,7 @@ def play(position: str, move: str) -> str:
     n = len(grid)
     if move != "pass":
         sep = next(i for i, ch in enumerate(move) if ch in "-x")
-        frm, to = move[:sep], move[sep + 1:]
+        frm, to = move[:sep], move[sep + 1 :]
         ff, fr = ord(frm[0]) - 97, int(frm[1:]) - 1
         tf, tr = ord(to[0]) - 97, int(to[1:]) - 1
         grid[fr][ff] = "."

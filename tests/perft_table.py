@@ -38,8 +38,13 @@ def load(name: str) -> list:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split("|")]
-        case = PerftCase(fields[0], fields[1], int(fields[2]), int(fields[3]),
-                         len(fields) > 4 and fields[4] == "slow")
+        case = PerftCase(
+            fields[0],
+            fields[1],
+            int(fields[2]),
+            int(fields[3]),
+            len(fields) > 4 and fields[4] == "slow",
+        )
         marks = [pytest.mark.slow] if case.slow else []
         cases.append(pytest.param(case, id=case.id, marks=marks))
     return cases

@@ -19,8 +19,13 @@ MAX_PLIES = 5000
 
 
 def _snapshot(state: State) -> tuple:
-    return (state.position_text(), state.key, state.side_to_move, state.outcome(),
-            state.history_length)
+    return (
+        state.position_text(),
+        state.key,
+        state.side_to_move,
+        state.outcome(),
+        state.history_length,
+    )
 
 
 def _check_position(state: State) -> None:

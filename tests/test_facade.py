@@ -103,9 +103,14 @@ def test_busy_while_searching_and_stop_waits() -> None:
     done: list[str | None] = []
     engine.go(Limits(infinite=True), lambda info, pv: None, done.append)
     assert engine.searching and engine.search_unbounded
-    for call in (lambda: engine.play(["a1xa2"]), lambda: engine.setup("zhadu"),
-                 lambda: engine.set_option("Hash", "2"), lambda: engine.undo(1),
-                 lambda: engine.new_game(), lambda: engine.perft(1)):
+    for call in (
+        lambda: engine.play(["a1xa2"]),
+        lambda: engine.setup("zhadu"),
+        lambda: engine.set_option("Hash", "2"),
+        lambda: engine.undo(1),
+        lambda: engine.new_game(),
+        lambda: engine.perft(1),
+    ):
         with pytest.raises(Busy):
             call()
     assert engine.legal_moves()[0] == "a1xa2" and engine.is_legal("a1xa2")

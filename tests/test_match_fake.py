@@ -38,7 +38,9 @@ def children() -> list[str]:
 
 def run(tmp_path, *args, out="m"):
     lines: list[str] = []
-    result = run_match([*args, "--out", str(tmp_path / out), "--seed", "11"], emit=lines.append, progress=False)
+    result = run_match(
+        [*args, "--out", str(tmp_path / out), "--seed", "11"], emit=lines.append, progress=False
+    )
     games = [json.loads(line) for line in (tmp_path / out / "games.jsonl").read_text().splitlines()]
     assert children() == []
     return result, games, "\n".join(lines)
@@ -47,15 +49,28 @@ def run(tmp_path, *args, out="m"):
 FAST = ("--each", "tc=0.5+0.05", "--timeout", "start=1", "grace=0.5")
 
 
-@pytest.mark.parametrize("mode,termination,reason", [
-    ("illegal", "illegal move", "X played an illegal move"),
-    ("unparsable", "illegal move", "X played an unparsable move: 'bestmove !!garbage!!'"),
-    ("none", "illegal move", "X played no move ('bestmove (none)') while legal moves exist"),
-    ("late", "time forfeit", "X lost on time: "),
-])
+@pytest.mark.parametrize(
+    "mode,termination,reason",
+    [
+        ("illegal", "illegal move", "X played an illegal move"),
+        ("unparsable", "illegal move", "X played an unparsable move: 'bestmove !!garbage!!'"),
+        ("none", "illegal move", "X played no move ('bestmove (none)') while legal moves exist"),
+        ("late", "time forfeit", "X lost on time: "),
+    ],
+)
 def test_engine_errors_lose_and_the_match_goes_on(tmp_path, mode, termination, reason):
-    result, games, _ = run(tmp_path, "--engine", fake(mode, "--after", "2", "--late", "800"), "name=X",
-                           "--engine", fake(), "name=N", "--games", "2", *FAST)
+    result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake(mode, "--after", "2", "--late", "800"),
+        "name=X",
+        "--engine",
+        fake(),
+        "name=N",
+        "--games",
+        "2",
+        *FAST,
+    )
     assert result.exit_code == EXIT_OK and len(games) == 2
     for game in games:
         loser_side = 0 if game["p1"] == "X" else 1
@@ -65,19 +80,36 @@ def test_engine_errors_lose_and_the_match_goes_on(tmp_path, mode, termination, r
 
 
 def test_garbage_output_is_ignored(tmp_path):
-    result, games, _ = run(tmp_path, "--engine", fake("garbage"), "name=X", "--engine", fake(), "name=N",
-                           "--games", "2", *FAST)
+    result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake("garbage"),
+        "name=X",
+        "--engine",
+        fake(),
+        "name=N",
+        "--games",
+        "2",
+        *FAST,
+    )
     assert result.exit_code == EXIT_OK
     assert [g["termination"] for g in games] == ["normal", "normal"]
 
 
-@pytest.mark.parametrize("mode,termination,reason", [
-    ("crash", "disconnect", "X disconnected (exit code 3) while the referee waited for bestmove"),
-    ("exit-on-go", "disconnect", "X disconnected (exit code 0)"),
-    ("hang", "time forfeit", "X lost on time: no bestmove after"),
-    ("no-uci", "stalled connection", "X gave no 'uciok' within 1 s (at start)"),
-    ("no-ready", "stalled connection", "X gave no 'readyok' within 1 s (at start)"),
-])
+@pytest.mark.parametrize(
+    "mode,termination,reason",
+    [
+        (
+            "crash",
+            "disconnect",
+            "X disconnected (exit code 3) while the referee waited for bestmove",
+        ),
+        ("exit-on-go", "disconnect", "X disconnected (exit code 0)"),
+        ("hang", "time forfeit", "X lost on time: no bestmove after"),
+        ("no-uci", "stalled connection", "X gave no 'uciok' within 1 s (at start)"),
+        ("no-ready", "stalled connection", "X gave no 'readyok' within 1 s (at start)"),
+    ],
+)
 def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, termination, reason):
     engines = ("--engine", fake(mode, "--after", "2"), "name=X", "--engine", fake(), "name=N")
     result, games, text = run(tmp_path, *engines, "--games", "4", *FAST, out="stop")
@@ -94,28 +126,69 @@ def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, termination, re
 
 
 def test_depth_only_limit_stall_has_a_deadline(tmp_path):
-    result, games, _ = run(tmp_path, "--engine", fake("hang", "--after", "2"), "name=X",
-                           "--engine", fake(), "name=N", "--each", "depth=2",
-                           "--timeout", "start=1", "move=1", "--games", "2", "--recover")
+    result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake("hang", "--after", "2"),
+        "name=X",
+        "--engine",
+        fake(),
+        "name=N",
+        "--each",
+        "depth=2",
+        "--timeout",
+        "start=1",
+        "move=1",
+        "--games",
+        "2",
+        "--recover",
+    )
     assert result.exit_code == EXIT_OK
     assert all(g["termination"] == "stalled connection" for g in games)
     assert "X stalled: no bestmove within 1 s" in games[0]["reason"]
 
 
 def test_cannot_start_engine(tmp_path):
-    result, games, _ = run(tmp_path, "--engine", "cmd=/nonexistent/engine", "name=X",
-                           "--engine", fake(), "name=N", "--games", "2", *FAST)
+    result, games, _ = run(
+        tmp_path,
+        "--engine",
+        "cmd=/nonexistent/engine",
+        "name=X",
+        "--engine",
+        fake(),
+        "name=N",
+        "--games",
+        "2",
+        *FAST,
+    )
     assert result.exit_code == EXIT_ENGINE_FAILURE
     assert games[0]["termination"] == "disconnect" and "cannot start" in games[0]["reason"]
 
 
 def test_what_the_referee_sends_uci_and_ugi(tmp_path):
     log_a, log_b = tmp_path / "a.log", tmp_path / "b.log"
-    result, games, _ = run(tmp_path, "--engine", fake("--log", str(log_a)), "name=A", "tc=40/10+0.25",
-                           "option.Hash=8",
-                           "--engine", fake("--log", str(log_b)), "name=B", "proto=ugi", "st=0.5",
-                           "--variant", "zhadu", "--rule", "quiet=50", "--games", "2",
-                           "--openings", "random", "plies=2")
+    result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake("--log", str(log_a)),
+        "name=A",
+        "tc=40/10+0.25",
+        "option.Hash=8",
+        "--engine",
+        fake("--log", str(log_b)),
+        "name=B",
+        "proto=ugi",
+        "st=0.5",
+        "--variant",
+        "zhadu",
+        "--rule",
+        "quiet=50",
+        "--games",
+        "2",
+        "--openings",
+        "random",
+        "plies=2",
+    )
     assert result.exit_code == EXIT_OK
     a = log_a.read_text().splitlines()
     b = log_b.read_text().splitlines()
@@ -123,9 +196,11 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
     assert b[:2] == ["ugi", "isready"]
     for log, newgame in ((a, "ucinewgame"), (b, "uginewgame")):
         i = log.index("setoption name UCI_Variant value zhadu")
-        assert log[i + 1:i + 4] == ["setoption name Zhadu Quiet value 50", newgame, "isready"]
+        assert log[i + 1 : i + 4] == ["setoption name Zhadu Quiet value 50", newgame, "isready"]
     first = games[0]
-    assert a[a.index("isready", 3) + 1] == "position startpos moves " + " ".join(first["opening_moves"])
+    assert a[a.index("isready", 3) + 1] == "position startpos moves " + " ".join(
+        first["opening_moves"]
+    )
     go_a = [line for line in a if line.startswith("go")]
     assert go_a[0] == "go wtime 10000 btime 10000 winc 250 binc 250 movestogo 40"
     assert all(line == "go movetime 500" for line in b if line.startswith("go"))
@@ -133,26 +208,84 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
 
 
 def test_adjudication_resign_and_draw(tmp_path):
-    result, games, _ = run(tmp_path, "--engine", fake("--score", "-700"), "name=X", "--engine", fake("--score", "700"),
-                           "name=N", "--games", "2", "--resign", "movecount=2", "score=600", *FAST, out="r")
+    _result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake("--score", "-700"),
+        "name=X",
+        "--engine",
+        fake("--score", "700"),
+        "name=N",
+        "--games",
+        "2",
+        "--resign",
+        "movecount=2",
+        "score=600",
+        *FAST,
+        out="r",
+    )
     for game in games:
         assert game["termination"] == "adjudication"
         assert game["reason"] == "X resigns: score <= -600 cp for 2 moves"
         assert game["result"] == ("0-1" if game["p1"] == "X" else "1-0")
         assert len(game["moves"]) in (3, 4)  # X's second move ends it
-    result, games, _ = run(tmp_path, "--engine", fake("--score", "3"), "name=X", "--engine", fake("--score", "-2"),
-                           "name=N", "--games", "2", "--draw", "movenumber=3", "movecount=2", "score=5", *FAST, out="d")
+    _result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake("--score", "3"),
+        "name=X",
+        "--engine",
+        fake("--score", "-2"),
+        "name=N",
+        "--games",
+        "2",
+        "--draw",
+        "movenumber=3",
+        "movecount=2",
+        "score=5",
+        *FAST,
+        out="d",
+    )
     for game in games:
         assert (game["result"], game["termination"]) == ("1/2-1/2", "adjudication")
         assert len(game["moves"]) == 5  # move number 3 of the game reached, 2 scores each
-    result, games, _ = run(tmp_path, "--engine", fake(), "name=X", "--engine", fake(), "name=N", "--games", "2",
-                           "--maxplies", "7", *FAST, out="p")
-    assert all((g["result"], g["termination"], len(g["moves"])) == ("1/2-1/2", "max plies", 7) for g in games)
+    _result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake(),
+        "name=X",
+        "--engine",
+        fake(),
+        "name=N",
+        "--games",
+        "2",
+        "--maxplies",
+        "7",
+        *FAST,
+        out="p",
+    )
+    assert all(
+        (g["result"], g["termination"], len(g["moves"])) == ("1/2-1/2", "max plies", 7)
+        for g in games
+    )
 
 
 def test_sprt_stops_the_match_when_decided(tmp_path):
-    result, games, text = run(tmp_path, "--engine", fake(), "name=N", "--engine", fake("illegal"), "name=X",
-                              "--games", "400", "--sprt", "elo0=0", "elo1=50", *FAST)
+    result, games, text = run(
+        tmp_path,
+        "--engine",
+        fake(),
+        "name=N",
+        "--engine",
+        fake("illegal"),
+        "name=X",
+        "--games",
+        "400",
+        "--sprt",
+        "elo0=0",
+        "elo1=50",
+        *FAST,
+    )
     assert result.exit_code == EXIT_OK
     assert result.summary["sprt"]["verdict"] == "H1"
     assert 2 <= len(games) < 400 and len(games) % 2 == 0
@@ -163,17 +296,31 @@ def test_concurrency_tournaments_and_cross_table(tmp_path):
     engines = []
     for name in "ABC":
         engines += ["--engine", fake("--seed", str(ord(name))), f"name={name}"]
-    result, games, text = run(tmp_path, *engines, "--games", "2", "--rounds", "2", "--concurrency", "2", *FAST)
+    result, games, text = run(
+        tmp_path, *engines, "--games", "2", "--rounds", "2", "--concurrency", "2", *FAST
+    )
     assert sorted(g["id"] for g in games) == list(range(12))
     assert "Cross table" in text
     assert sum(e["games"] for e in result.summary["engines"]) == 24
-    result, games, _ = run(tmp_path, *engines, "--games", "2", "--tournament", "gauntlet", *FAST, out="g")
+    result, games, _ = run(
+        tmp_path, *engines, "--games", "2", "--tournament", "gauntlet", *FAST, out="g"
+    )
     assert {tuple(g["encounter"]) for g in games} == {(0, 1), (0, 2)}
 
 
 def test_pgn_and_summary_files(tmp_path):
-    result, games, text = run(tmp_path, "--engine", fake(), "name=A", "--engine", fake("--seed", "3"), "name=B",
-                              "--games", "2", *FAST)
+    _result, _games, text = run(
+        tmp_path,
+        "--engine",
+        fake(),
+        "name=A",
+        "--engine",
+        fake("--seed", "3"),
+        "name=B",
+        "--games",
+        "2",
+        *FAST,
+    )
     out = tmp_path / "m"
     pgn = (out / "games.pgn").read_text()
     assert pgn.count("[Event ") == 2 and '[P1 "A"]' in pgn and '[P2 "B"]' in pgn
@@ -185,8 +332,24 @@ def test_pgn_and_summary_files(tmp_path):
 
 def test_rules_draws_come_from_the_game(tmp_path):
     # Zhadu with a quiet limit of 1: the first movement ply without a capture draws.
-    result, games, _ = run(tmp_path, "--engine", fake(), "name=A", "--engine", fake("--seed", "4"), "name=B",
-                           "--variant", "zhadu", "--rule", "quiet=1", "--games", "2", "--openings", "none", *FAST)
+    result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake(),
+        "name=A",
+        "--engine",
+        fake("--seed", "4"),
+        "name=B",
+        "--variant",
+        "zhadu",
+        "--rule",
+        "quiet=1",
+        "--games",
+        "2",
+        "--openings",
+        "none",
+        *FAST,
+    )
     assert result.exit_code == EXIT_OK
     for game in games:
         assert game["termination"] == "normal"
@@ -199,8 +362,20 @@ def test_openings_file_positions_and_lines(tmp_path):
     fen = "6/6/br4/6/1b4/6 r"  # Red b4, Blue a4 and b2: a short game from a position
     book.write_text(f"# two openings\n{fen}\na1xa2 b1xa2\n6/6/6/6/6/r5 b\n")
     log = tmp_path / "a.log"
-    result, games, _ = run(tmp_path, "--engine", fake("--log", str(log)), "name=A", "--engine", fake(), "name=B",
-                           "--openings", f"file={book}", "--games", "4", *FAST)
+    _result, games, _ = run(
+        tmp_path,
+        "--engine",
+        fake("--log", str(log)),
+        "name=A",
+        "--engine",
+        fake(),
+        "name=B",
+        "--openings",
+        f"file={book}",
+        "--games",
+        "4",
+        *FAST,
+    )
     assert [g["opening"] for g in games] == [fen, fen, "a1xa2 b1xa2", "a1xa2 b1xa2"]
     assert [g["start_fen"] for g in games[:2]] == [fen, fen]
     sent = log.read_text().splitlines()
@@ -211,7 +386,17 @@ def test_openings_file_positions_and_lines(tmp_path):
 
 
 def test_resume_after_an_engine_failure_continues_the_schedule(tmp_path):
-    engines = ("--engine", fake("no-uci"), "name=X", "--engine", fake(), "name=N", "--games", "4", *FAST)
+    engines = (
+        "--engine",
+        fake("no-uci"),
+        "name=X",
+        "--engine",
+        fake(),
+        "name=N",
+        "--games",
+        "4",
+        *FAST,
+    )
     result, games, _ = run(tmp_path, *engines)
     assert result.exit_code == EXIT_ENGINE_FAILURE and [g["id"] for g in games] == [0]
     lines: list[str] = []

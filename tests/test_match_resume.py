@@ -17,12 +17,30 @@ GAMES = 12
 
 def start(out: Path, *extra: str) -> subprocess.Popen:
     def engine(name: str, seed: str) -> list[str]:
-        cmd = shlex.join([sys.executable, str(FAKE), "--delay", "15", "--seed", seed, "--log", str(out) + ".log"])
+        cmd = shlex.join(
+            [sys.executable, str(FAKE), "--delay", "15", "--seed", seed, "--log", str(out) + ".log"]
+        )
         return ["--engine", f"cmd={cmd}", f"name={name}"]
 
-    args = [sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match",
-            *engine("A", "1"), *engine("B", "2"), "--each", "tc=20+0.2",
-            "--games", str(GAMES), "--concurrency", "2", "--seed", "5", "--out", str(out), *extra]
+    args = [
+        sys.executable,
+        "-c",
+        "from zengine.protocol.cli import main; main()",
+        "match",
+        *engine("A", "1"),
+        *engine("B", "2"),
+        "--each",
+        "tc=20+0.2",
+        "--games",
+        str(GAMES),
+        "--concurrency",
+        "2",
+        "--seed",
+        "5",
+        "--out",
+        str(out),
+        *extra,
+    ]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -50,8 +68,19 @@ def engines_running(marker: str) -> list[str]:
 
 
 def resume_and_check(out: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match",
-                           "--resume", str(out)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from zengine.protocol.cli import main; main()",
+            "match",
+            "--resume",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in (out / "games.jsonl").read_text().splitlines()]
     ids = [json.loads(line)["id"] for line in lines]
@@ -103,6 +132,18 @@ def test_resume_refuses_other_options_and_out_refuses_reuse(tmp_path):
     again = start(out)
     text, _ = again.communicate(timeout=30)
     assert again.returncode == 2 and "use --resume" in text
-    bad = subprocess.run([sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match",
-                          "--resume", str(out), "--games", "4"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from zengine.protocol.cli import main; main()",
+            "match",
+            "--resume",
+            str(out),
+            "--games",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "drop --games" in bad.stderr

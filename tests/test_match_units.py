@@ -8,15 +8,28 @@ import pytest
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools import match as m
 from zengine.tools.records import pgn_text, read_games, rewrite_games
-from zengine.tools.schedule import Opening, openings_for, parse_opening_line, read_openings, schedule
+from zengine.tools.schedule import (
+    Opening,
+    openings_for,
+    parse_opening_line,
+    read_openings,
+    schedule,
+)
 from zengine.tools.tc import Clock, Limits, TimeControl, TimeControlError, go_command
 
 
 # --- time controls ---------------------------------------------------------------------------
-@pytest.mark.parametrize("text,base,inc,moves", [
-    ("10+0.1", 10000, 100, 0), ("40/60", 60000, 0, 40), ("1:30+1", 90000, 1000, 0),
-    ("40/5:00+2", 300000, 2000, 40), ("0.5", 500, 0, 0), ("0:01.5+0.01", 1500, 10, 0),
-])
+@pytest.mark.parametrize(
+    "text,base,inc,moves",
+    [
+        ("10+0.1", 10000, 100, 0),
+        ("40/60", 60000, 0, 40),
+        ("1:30+1", 90000, 1000, 0),
+        ("40/5:00+2", 300000, 2000, 40),
+        ("0.5", 500, 0, 0),
+        ("0:01.5+0.01", 1500, 10, 0),
+    ],
+)
 def test_tc_parse(text, base, inc, moves):
     assert TimeControl.parse(text) == TimeControl(base, inc, moves)
 
@@ -71,7 +84,13 @@ def test_schedule_pairs_swap_colours():
 
 def test_round_robin_and_gauntlet():
     assert {g.encounter for g in schedule(4, "round-robin", 1, 2)} == {
-        (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)}
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 2),
+        (1, 3),
+        (2, 3),
+    }
     assert {g.encounter for g in schedule(4, "gauntlet", 1, 2)} == {(0, 1), (0, 2), (0, 3)}
 
 
@@ -106,7 +125,9 @@ def test_openings_file(tmp_path):
         Opening("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r", ()),
         Opening("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r", ("a1xa2",)),
     ]
-    cycled = openings_for(rules, {"kind": "file", "file": str(path), "order": "sequential", "start": "2"}, 4, 1)
+    cycled = openings_for(
+        rules, {"kind": "file", "file": str(path), "order": "sequential", "start": "2"}, 4, 1
+    )
     assert cycled == [book[1], book[2], book[0], book[1]]
 
 
@@ -126,11 +147,23 @@ def test_opening_line_kinds():
 # --- records ---------------------------------------------------------------------------------
 def _record(**kw):
     base = {
-        "id": 0, "round": 0, "variant": "zola size 6", "p1": "A", "p2": "B", "result": "1-0",
-        "termination": "normal", "reason": "every Blue checker captured", "opening": "a1xa2",
-        "opening_moves": ["a1xa2"], "start_fen": "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r",
-        "time_control": "10+0.1", "start_side": 0, "moves": ["b2xa2", "c1xb1"],
-        "times_ms": [120, 5], "scores": ["cp -35", None], "depths": [4, None],
+        "id": 0,
+        "round": 0,
+        "variant": "zola size 6",
+        "p1": "A",
+        "p2": "B",
+        "result": "1-0",
+        "termination": "normal",
+        "reason": "every Blue checker captured",
+        "opening": "a1xa2",
+        "opening_moves": ["a1xa2"],
+        "start_fen": "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r",
+        "time_control": "10+0.1",
+        "start_side": 0,
+        "moves": ["b2xa2", "c1xb1"],
+        "times_ms": [120, 5],
+        "scores": ["cp -35", None],
+        "depths": [4, None],
     }
     base.update(kw)
     return base
@@ -139,7 +172,9 @@ def _record(**kw):
 def test_pgn_text():
     text = pgn_text(_record())
     assert '[Variant "zola size 6"]' in text and '[Termination "normal"]' in text
-    assert '[TimeControl "10+0.1"]' in text and '[FEN "brbrbr/' in text and '[Opening "a1xa2"]' in text
+    assert (
+        '[TimeControl "10+0.1"]' in text and '[FEN "brbrbr/' in text and '[Opening "a1xa2"]' in text
+    )
     assert "1. a1xa2 {opening} b2xa2 {0.120s -35/4} 2. c1xb1 {0.005s} 1-0" in text
 
 
@@ -155,14 +190,44 @@ def test_read_games_ignores_truncated_and_duplicate_lines(tmp_path):
 
 # --- command line ----------------------------------------------------------------------------
 def test_command_line_engines_each_and_options():
-    cfg = m.parse_command_line([
-        "--engine", "cmd=foo --x", "name=A", "option.Hash=32", "depth=3",
-        "--engine", "cmd=bar", "proto=ugi", "tc=40/1:00+0.5",
-        "--each", "timemargin=50", "option.Move Overhead=10", "depth=7",
-        "--variant", "zhadu", "--rule", "quiet=50", "--games", "6", "--seed", "9",
-        "--openings", "random", "plies=3", "--resign", "movecount=3", "score=600",
-        "--draw", "movenumber=20", "movecount=4", "score=5", "--sprt", "elo0=0", "elo1=10",
-    ])
+    cfg = m.parse_command_line(
+        [
+            "--engine",
+            "cmd=foo --x",
+            "name=A",
+            "option.Hash=32",
+            "depth=3",
+            "--engine",
+            "cmd=bar",
+            "proto=ugi",
+            "tc=40/1:00+0.5",
+            "--each",
+            "timemargin=50",
+            "option.Move Overhead=10",
+            "depth=7",
+            "--variant",
+            "zhadu",
+            "--rule",
+            "quiet=50",
+            "--games",
+            "6",
+            "--seed",
+            "9",
+            "--openings",
+            "random",
+            "plies=3",
+            "--resign",
+            "movecount=3",
+            "score=600",
+            "--draw",
+            "movenumber=20",
+            "movecount=4",
+            "score=5",
+            "--sprt",
+            "elo0=0",
+            "elo1=10",
+        ]
+    )
     a, b = cfg["engines"]
     assert a["cmd"] == ["foo", "--x"] and a["name"] == "A" and a["proto"] == "uci"
     assert a["options"] == {"Hash": "32", "Move Overhead": "10"}
@@ -184,20 +249,41 @@ def test_command_line_demo_defaults():
     assert isinstance(cfg["seed"], int)
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--engine", "cmd=x", "depth=1"], "at least two"),
-    (["--engine", "cmd=x", "--engine", "cmd=y"], "no limit"),
-    (["--bogus"], "unknown option"),
-    (["--variant", "chess"], "unknown game"),
-    (["--rule", "quiet=-1", "--variant", "zhadu"], "--rule"),
-    (["--games", "x"], "whole number"),
-    (["--each", "tc=abc"], "bad time control"),
-    (["--engine", "cmd=x", "depth=1", "--engine", "cmd=y", "depth=1", "--engine", "cmd=z", "depth=1",
-      "--sprt", "elo0=0", "elo1=5"], "exactly two"),
-    (["--engine", "cmd=x", "flavour=1", "depth=1", "--engine", "cmd=y", "depth=1"], "unknown key"),
-    (["--sprt", "elo0=5", "elo1=0"], "elo1 > elo0"),
-    (["--engine", "cmd=x", "proto=xboard", "depth=1", "--engine", "cmd=y", "depth=1"], "proto"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--engine", "cmd=x", "depth=1"], "at least two"),
+        (["--engine", "cmd=x", "--engine", "cmd=y"], "no limit"),
+        (["--bogus"], "unknown option"),
+        (["--variant", "chess"], "unknown game"),
+        (["--rule", "quiet=-1", "--variant", "zhadu"], "--rule"),
+        (["--games", "x"], "whole number"),
+        (["--each", "tc=abc"], "bad time control"),
+        (
+            [
+                "--engine",
+                "cmd=x",
+                "depth=1",
+                "--engine",
+                "cmd=y",
+                "depth=1",
+                "--engine",
+                "cmd=z",
+                "depth=1",
+                "--sprt",
+                "elo0=0",
+                "elo1=5",
+            ],
+            "exactly two",
+        ),
+        (
+            ["--engine", "cmd=x", "flavour=1", "depth=1", "--engine", "cmd=y", "depth=1"],
+            "unknown key",
+        ),
+        (["--sprt", "elo0=5", "elo1=0"], "elo1 > elo0"),
+        (["--engine", "cmd=x", "proto=xboard", "depth=1", "--engine", "cmd=y", "depth=1"], "proto"),
+    ],
+)
 def test_command_line_errors(args, message):
     with pytest.raises(m.ConfigError, match=message):
         m.parse_command_line(args)
@@ -206,15 +292,33 @@ def test_command_line_errors(args, message):
 def test_summary_statistics():
     recs = []
     for i, (result, p1) in enumerate([("1-0", 0), ("1-0", 1), ("1/2-1/2", 0), ("0-1", 1)]):
-        recs.append({"id": i, "round": 0, "pair": i // 2, "result": result, "termination": "normal",
-                     "p1_index": p1, "p2_index": 1 - p1})
-    cfg = {"engines": [{"name": "A"}, {"name": "B"}], "variant": "zola", "rules": {}, "seed": 1,
-           "sprt": {"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05}}
+        recs.append(
+            {
+                "id": i,
+                "round": 0,
+                "pair": i // 2,
+                "result": result,
+                "termination": "normal",
+                "p1_index": p1,
+                "p2_index": 1 - p1,
+            }
+        )
+    cfg = {
+        "engines": [{"name": "A"}, {"name": "B"}],
+        "variant": "zola",
+        "rules": {},
+        "seed": 1,
+        "sprt": {"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05},
+    }
     data = m.summary(cfg, recs, 4, {})
     a, b = data["engines"]
     # A: win as p1, loss as p2 (game 2), draw as p1, win as p2 (game 4).
     assert (a["wins"], a["draws"], a["losses"], a["points"]) == (2, 1, 1, 2.5)
-    assert a["as_p1"] == {"wins": 1, "draws": 1, "losses": 0} and a["as_p2"] == {"wins": 1, "draws": 0, "losses": 1}
+    assert a["as_p1"] == {"wins": 1, "draws": 1, "losses": 0} and a["as_p2"] == {
+        "wins": 1,
+        "draws": 0,
+        "losses": 1,
+    }
     assert b["points"] == 1.5
     enc = data["encounters"][0]
     assert enc["pentanomial"] == [0, 0, 1, 1, 0]  # pair 1: 1 + 0, pair 2: 1/2 + 1

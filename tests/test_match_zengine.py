@@ -13,10 +13,32 @@ from zengine.tools.match import EXIT_OK, builtin_engine, run_match
 @pytest.mark.parametrize("variant", variant_names())
 def test_zengine_against_zengine(tmp_path, variant):
     lines: list[str] = []
-    result = run_match(["--engine", "cmd=zengine", "name=A", "depth=1",
-                        "--engine", "cmd=zengine", "name=B", "depth=2", "nodes=1000", "proto=ugi",
-                        "--variant", variant, "--games", "2", "--seed", "3", "--maxplies", "24",
-                        "--out", str(tmp_path / "m")], emit=lines.append, progress=False)
+    result = run_match(
+        [
+            "--engine",
+            "cmd=zengine",
+            "name=A",
+            "depth=1",
+            "--engine",
+            "cmd=zengine",
+            "name=B",
+            "depth=2",
+            "nodes=1000",
+            "proto=ugi",
+            "--variant",
+            variant,
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--maxplies",
+            "24",
+            "--out",
+            str(tmp_path / "m"),
+        ],
+        emit=lines.append,
+        progress=False,
+    )
     assert result.exit_code == EXIT_OK, "\n".join(lines)
     games = [json.loads(line) for line in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
     assert len(games) == 2
@@ -35,8 +57,19 @@ def test_builtin_engine_is_this_installation():
 
 @pytest.mark.slow
 def test_demonstration_match(tmp_path):
-    done = subprocess.run([sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match",
-                           "--out", str(tmp_path / "demo")], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from zengine.protocol.cli import main; main()",
+            "match",
+            "--out",
+            str(tmp_path / "demo"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
     assert summary["games_played"] == 4

@@ -24,7 +24,10 @@ def _project_copy(dest: Path) -> Path:
     """The project's tracked and new (not ignored) files, copied to ``dest``."""
     names = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split("\n")
     for name in filter(None, names):
         source = ROOT / name
@@ -36,9 +39,21 @@ def _project_copy(dest: Path) -> Path:
 
 def _build_wheel(source: Path, out: Path) -> Path:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", str(out), str(source)],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     (wheel,) = out.glob("*.whl")
     return wheel
@@ -58,9 +73,14 @@ def test_wheel_has_one_top_level_name(wheel: Path) -> None:
         metadata = archive.read(top_level.replace("top_level.txt", "METADATA")).decode()
     roots = {name.split("/")[0] for name in names}
     assert {r for r in roots if not r.endswith(".dist-info")} == {"zengine"}
-    for module in ("zengine/__init__.py", "zengine/__main__.py", "zengine/py.typed",
-                   "zengine/engine/search.py", "zengine/protocol/cli.py",
-                   "zengine/tools/match.py"):
+    for module in (
+        "zengine/__init__.py",
+        "zengine/__main__.py",
+        "zengine/py.typed",
+        "zengine/engine/search.py",
+        "zengine/protocol/cli.py",
+        "zengine/tools/match.py",
+    ):
         assert module in names
     assert not any(name.startswith("zengine/tests/") for name in names)
     assert "License-Expression: MIT" in metadata
@@ -87,27 +107,50 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
     env = tmp_path / "venv"
     venv.create(env, with_pip=True)
     python = env / "bin" / "python"
-    site = Path(subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     # click, the one runtime dependency, copied from this environment: the test stays offline.
     shutil.copytree(Path(click.__file__).parent, site / "click")
     for built in (_neighbour_wheel(tmp_path), wheel):
-        subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", built],
-                       check=True, capture_output=True, text=True)
+        subprocess.run(
+            [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", built],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
 
-    for command in ([env / "bin" / "zengine", "perft", "3"],
-                    [python, "-m", "zengine", "perft", "3"]):
+    for command in (
+        [env / "bin" / "zengine", "perft", "3"],
+        [python, "-m", "zengine", "perft", "3"],
+    ):
         done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[0] == "Nodes searched: 46472"
-    neighbour = subprocess.run([python, "-c", "import engine, tools; print(engine.NEIGHBOUR)"],
-                               capture_output=True, text=True, cwd=tmp_path)
+    neighbour = subprocess.run(
+        [python, "-c", "import engine, tools; print(engine.NEIGHBOUR)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert neighbour.stdout.strip() == "True"
     # Uninstalling the neighbour leaves zengine whole.
-    subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "neighbour"],
-                   check=True, capture_output=True, text=True)
-    done = subprocess.run([python, "-m", "zengine", "perft", "2"], capture_output=True,
-                          text=True, cwd=tmp_path, timeout=120)
+    subprocess.run(
+        [python, "-m", "pip", "uninstall", "-q", "-y", "neighbour"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    done = subprocess.run(
+        [python, "-m", "zengine", "perft", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr

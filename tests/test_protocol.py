@@ -5,12 +5,12 @@ from __future__ import annotations
 import importlib.metadata
 
 import pytest
+from test_protocol_helpers import Script
 
 from zengine.engine.game import legal_moves_text
 from zengine.engine.perft import divide
 from zengine.engine.variants import make_rules, variant_names
 from zengine.protocol.session import CODES
-from test_protocol_helpers import Script
 
 ZOLA_START = "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"
 ZOLA_WON = "6/6/6/6/6/r5 b"  # Blue has no checker left: Red has won
@@ -44,21 +44,48 @@ def test_handshake_lists_exactly_the_options(script: Script, word: str, ok: str)
 
 def test_isready_always_readyok(script: Script) -> None:
     assert script.send("isready", "nonsense", "isready", "  ISREADY \r") == [
-        "readyok", "error unknown-command unknown command 'nonsense' (help lists the commands)",
-        "readyok", "readyok"]
+        "readyok",
+        "error unknown-command unknown command 'nonsense' (help lists the commands)",
+        "readyok",
+        "readyok",
+    ]
 
 
-@pytest.mark.parametrize("line", [
-    "setup zola", "setup zola-8", "setup zhadu quiet 50", "setup zhadu-star quiet 50",
-    "setup zhadu links star", "SETUP Zola SIZE 10", "setoption name Hash value 8",
-    "setoption name hash VALUE 1", "setoption name Move Overhead value 0",
-    "setoption name UCI_Variant value zhadu", "setoption name Seed value 7",
-    "setoption name Zhadu Quiet value 0", "setoption name Threads value 1",
-    "ucinewgame", "uginewgame", "newgame", "newgame zola-8", "newgame zhadu quiet 7",
-    "position startpos", "position startpos moves a1xa2 b1xa2", f"position fen {ZOLA_START}",
-    f"position fen {ZOLA_START} moves a1xa2", "move a1xa2", "play a1a2 B1XA2", "debug on",
-    "debug off", "", "   ", "\t\r", "stop",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "setup zola",
+        "setup zola-8",
+        "setup zhadu quiet 50",
+        "setup zhadu-star quiet 50",
+        "setup zhadu links star",
+        "SETUP Zola SIZE 10",
+        "setoption name Hash value 8",
+        "setoption name hash VALUE 1",
+        "setoption name Move Overhead value 0",
+        "setoption name UCI_Variant value zhadu",
+        "setoption name Seed value 7",
+        "setoption name Zhadu Quiet value 0",
+        "setoption name Threads value 1",
+        "ucinewgame",
+        "uginewgame",
+        "newgame",
+        "newgame zola-8",
+        "newgame zhadu quiet 7",
+        "position startpos",
+        "position startpos moves a1xa2 b1xa2",
+        f"position fen {ZOLA_START}",
+        f"position fen {ZOLA_START} moves a1xa2",
+        "move a1xa2",
+        "play a1a2 B1XA2",
+        "debug on",
+        "debug off",
+        "",
+        "   ",
+        "\t\r",
+        "stop",
+    ],
+)
 def test_state_commands_are_silent(script: Script, line: str) -> None:
     assert script.send(line) == []
 
@@ -66,7 +93,7 @@ def test_state_commands_are_silent(script: Script, line: str) -> None:
 def fen(script: Script) -> str:
     reply = script.one("query fen")
     assert reply.startswith("response ")
-    return reply[len("response "):]
+    return reply[len("response ") :]
 
 
 # (lines before, the failing line, its code)
@@ -110,8 +137,11 @@ ERRORS = [
     ([], "position startpos moves pass", "illegal-move"),
     ([], "position fen brbrbr/rbrbrb r", "bad-position"),
     ([], "position fen brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrq r", "bad-position"),
-    ([], "position fen brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb r",
-     "bad-position"),
+    (
+        [],
+        "position fen brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb/brbrbrbr/rbrbrbrb r",
+        "bad-position",
+    ),
     ([], f"position fen {ZHADU_SET}", "bad-position"),
     ([], "move", "syntax"),
     ([], "move a1xa2 q9", "syntax"),
@@ -167,8 +197,9 @@ ERRORS = [
 
 
 @pytest.mark.parametrize("before,line,code", ERRORS)
-def test_each_error_is_one_line_and_changes_nothing(script: Script, before: list[str],
-                                                    line: str, code: str) -> None:
+def test_each_error_is_one_line_and_changes_nothing(
+    script: Script, before: list[str], line: str, code: str
+) -> None:
     assert script.send(*before) == []
     position, history = fen(script), script.engine.state.history_length
     reply = script.send(line)
@@ -180,8 +211,17 @@ def test_each_error_is_one_line_and_changes_nothing(script: Script, before: list
 
 
 def test_error_codes_are_the_specs() -> None:
-    assert CODES == ("unknown-command", "syntax", "unknown-game", "unknown-option", "bad-value",
-                     "bad-position", "illegal-move", "cannot-undo", "busy")
+    assert CODES == (
+        "unknown-command",
+        "syntax",
+        "unknown-game",
+        "unknown-option",
+        "bad-value",
+        "bad-position",
+        "illegal-move",
+        "cannot-undo",
+        "busy",
+    )
 
 
 def test_position_is_atomic(script: Script) -> None:
@@ -213,7 +253,8 @@ def test_undo_walks_the_history_of_position_and_move(script: Script) -> None:
 
 def test_canonical_moves_and_legalmoves(script: Script) -> None:
     assert script.one("legalmoves") == "legalmoves " + " ".join(
-        legal_moves_text(make_rules("zola").start()))
+        legal_moves_text(make_rules("zola").start())
+    )
     script.send("position fen 6/6/br4/6/1b4/6 r")
     assert script.one("legalmoves") == "legalmoves b4-a3 b4-a5 b4-b5"
     script.send("position fen 1r3r/6/6/6/2r2b/5r b")
@@ -231,24 +272,47 @@ def test_legalmoves_match_the_rules_core(script: Script, variant: str) -> None:
 
 
 def test_queries(script: Script) -> None:
-    assert script.send("query gameover", "query p1turn", "query result", "query islegal a1xa2",
-                       "query islegal A1A2", "query islegal a1-b2", "query islegal \u2603",
-                       "QUERY P1TURN") == [
-        "response false", "response true", "response none", "response true", "response true",
-        "response false", "response false", "response true"]
+    assert script.send(
+        "query gameover",
+        "query p1turn",
+        "query result",
+        "query islegal a1xa2",
+        "query islegal A1A2",
+        "query islegal a1-b2",
+        "query islegal \u2603",
+        "QUERY P1TURN",
+    ) == [
+        "response false",
+        "response true",
+        "response none",
+        "response true",
+        "response true",
+        "response false",
+        "response false",
+        "response true",
+    ]
     script.send("move a1xa2")
     assert script.send("query p1turn") == ["response false"]
     script.send(f"position fen {ZOLA_WON}")
-    assert script.send("query gameover", "query result", "query p1turn", "query islegal pass",
-                       "query fen") == [
-        "response true", "response p1win", "response false", "response false",
-        f"response {ZOLA_WON}"]
+    assert script.send(
+        "query gameover", "query result", "query p1turn", "query islegal pass", "query fen"
+    ) == [
+        "response true",
+        "response p1win",
+        "response false",
+        "response false",
+        f"response {ZOLA_WON}",
+    ]
 
 
 def test_queries_on_zhadu(script: Script) -> None:
     script.send("setup zhadu", f"position fen {ZHADU_WON}")
     assert script.send("query gameover", "query result", "query fen", "legalmoves") == [
-        "response true", "response p1win", f"response {ZHADU_WON}", "legalmoves"]
+        "response true",
+        "response p1win",
+        f"response {ZHADU_WON}",
+        "legalmoves",
+    ]
 
 
 @pytest.mark.parametrize("variant", ["zola", "zhadu"])
@@ -256,8 +320,12 @@ def test_d_draws_then_fen_turn_result(script: Script, variant: str) -> None:
     script.send(f"setup {variant}")
     state = make_rules(variant).start()
     reply = script.send("d")
-    assert reply == [*state.diagram().splitlines(), f"fen {state.position_text()}", "turn p1",
-                     "result none"]
+    assert reply == [
+        *state.diagram().splitlines(),
+        f"fen {state.position_text()}",
+        "turn p1",
+        "result none",
+    ]
     assert script.send("show") == reply and script.send("DISPLAY") == reply
 
 
@@ -317,9 +385,31 @@ def test_position_keeps_the_game(script: Script) -> None:
 
 def test_help_lists_every_command(script: Script) -> None:
     text = "\n".join(script.send("help"))
-    for word in ("uci", "ugi", "isready", "setup", "setoption", "ucinewgame", "uginewgame",
-                 "newgame", "position", "move", "play", "undo", "legalmoves", "query", "go",
-                 "stop", "perft", "show", "display", "bench", "debug", "help", "quit"):
+    for word in (
+        "uci",
+        "ugi",
+        "isready",
+        "setup",
+        "setoption",
+        "ucinewgame",
+        "uginewgame",
+        "newgame",
+        "position",
+        "move",
+        "play",
+        "undo",
+        "legalmoves",
+        "query",
+        "go",
+        "stop",
+        "perft",
+        "show",
+        "display",
+        "bench",
+        "debug",
+        "help",
+        "quit",
+    ):
         assert word in text
     assert all(variant in text for variant in variant_names())
 
@@ -341,8 +431,11 @@ def check_search(reply: list[str], state) -> str:
     for line in reply[:-1]:
         tokens = line.split()
         assert tokens[0:2] == ["info", "depth"] and tokens[2].isdigit()
-        assert [tokens[i] for i in (0, 1, 3, 5, 8, 10, 12)] == INFO_FIELDS[:4] + ["nodes", "nps",
-                                                                                  "time"], line
+        assert [tokens[i] for i in (0, 1, 3, 5, 8, 10, 12)] == INFO_FIELDS[:4] + [
+            "nodes",
+            "nps",
+            "time",
+        ], line
         assert tokens[6] in ("cp", "mate") and int(tokens[7]) is not None
         rest = tokens[14:]
         if rest[:1] == ["hashfull"]:
@@ -365,12 +458,23 @@ def test_go_depth_gives_info_then_one_legal_bestmove(script: Script, variant: st
     check_search(script.search("go depth 2"), state)
 
 
-@pytest.mark.parametrize("go", [
-    "go nodes 30", "go movetime 30", "go wtime 300 btime 300", "go p1time 200 p2time 100000",
-    "go wtime -50 btime -50", "go wtime 0 btime 0 winc 0 binc 0", "go depth 1 nodes 1",
-    "go movetime 0", "go depth 2 movetime 100000", "go wtime 1000 btime 1000 movestogo 1",
-    "go searchmoves a1xa2 b2xc2 depth 2", "go depth 1 searchmoves f6xf5",
-])
+@pytest.mark.parametrize(
+    "go",
+    [
+        "go nodes 30",
+        "go movetime 30",
+        "go wtime 300 btime 300",
+        "go p1time 200 p2time 100000",
+        "go wtime -50 btime -50",
+        "go wtime 0 btime 0 winc 0 binc 0",
+        "go depth 1 nodes 1",
+        "go movetime 0",
+        "go depth 2 movetime 100000",
+        "go wtime 1000 btime 1000 movestogo 1",
+        "go searchmoves a1xa2 b2xc2 depth 2",
+        "go depth 1 searchmoves f6xf5",
+    ],
+)
 def test_every_limit_ends_in_a_legal_move(script: Script, go: str) -> None:
     reply = script.search(go)
     best = check_search(reply, make_rules("zola").start())
@@ -382,9 +486,13 @@ def test_every_limit_ends_in_a_legal_move(script: Script, go: str) -> None:
 def test_go_builds_the_limits(script: Script, monkeypatch) -> None:
     seen = []
     monkeypatch.setattr(script.engine, "go", lambda limits, on_info, on_done: seen.append(limits))
-    script.send("go", "go wtime 10 p1time 20 btime 30 binc 7 p2inc 8 movestogo 3",
-                "go depth 4 nodes 99 movetime 5 infinite", "go wtime -40 p2time -1",
-                "go searchmoves a1xa2 a1xa2 b2xc2 depth 3")
+    script.send(
+        "go",
+        "go wtime 10 p1time 20 btime 30 binc 7 p2inc 8 movestogo 3",
+        "go depth 4 nodes 99 movetime 5 infinite",
+        "go wtime -40 p2time -1",
+        "go searchmoves a1xa2 a1xa2 b2xc2 depth 3",
+    )
     bare, clocks, fixed, negative, moves = seen
     assert vars(bare) == vars(type(bare)())
     assert (clocks.p1time, clocks.p2time, clocks.p2inc, clocks.movestogo) == (20, 30, 8, 3)
@@ -412,13 +520,33 @@ def test_finished_game_answers_bestmove_none_at_once(script: Script) -> None:
 
 def test_during_a_search_only_readers_answer(script: Script) -> None:
     script.send("go infinite")
-    for line in ("setup zhadu", "setoption name Hash value 2", "ucinewgame", "uginewgame",
-                 "newgame", "position startpos", "move a1xa2", "play a1xa2", "undo", "go depth 1",
-                 "perft 1", "go perft 1", "bench 1", "debug on", "uci", "ugi"):
+    for line in (
+        "setup zhadu",
+        "setoption name Hash value 2",
+        "ucinewgame",
+        "uginewgame",
+        "newgame",
+        "position startpos",
+        "move a1xa2",
+        "play a1xa2",
+        "undo",
+        "go depth 1",
+        "perft 1",
+        "go perft 1",
+        "bench 1",
+        "debug on",
+        "uci",
+        "ugi",
+    ):
         reply = [x for x in script.send(line) if not x.startswith("info ")]
         assert len(reply) == 1 and reply[0].startswith("error busy "), (line, reply)
-    reply = [x for x in script.send("isready", "legalmoves", "query fen", "query islegal a1xa2",
-                                    "d", "help") if not x.startswith("info ")]
+    reply = [
+        x
+        for x in script.send(
+            "isready", "legalmoves", "query fen", "query islegal a1xa2", "d", "help"
+        )
+        if not x.startswith("info ")
+    ]
     assert reply[0] == "readyok" and reply[1].startswith("legalmoves a1xa2 ")
     assert reply[2] == f"response {ZOLA_START}" and reply[3] == "response true"
     assert f"fen {ZOLA_START}" in reply

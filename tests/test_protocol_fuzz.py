@@ -12,25 +12,121 @@ import random
 import subprocess
 import threading
 
+from test_protocol_helpers import INFO_RE, Script, zengine_path
+
 from zengine.engine.game import legal_moves_text
 from zengine.engine.variants import make_rules, variant_names
 from zengine.protocol.session import CODES, REPLY_WORDS
-from test_protocol_helpers import INFO_RE, Script, zengine_path
 
 SEED = 20261129
 BATCH = 40
-WORDS = ["uci", "ugi", "isready", "setup", "setoption", "name", "value", "ucinewgame",
-         "uginewgame", "newgame", "position", "startpos", "fen", "moves", "move", "play", "undo",
-         "legalmoves", "query", "gameover", "p1turn", "result", "islegal", "go", "depth", "nodes",
-         "movetime", "wtime", "btime", "winc", "binc", "p1time", "p2time", "p1inc", "p2inc",
-         "movestogo", "searchmoves", "infinite", "ponder", "mate", "stop", "perft", "d", "show",
-         "display", "bench", "debug", "on", "off", "help", "size", "links", "quiet", "full",
-         "star", "Hash", "Threads", "Seed", "Move", "Overhead", "UCI_Variant", "Zhadu", "Quiet",
-         *variant_names()]
-NUMBERS = ["0", "1", "2", "-1", "-0", "+3", "3.5", "1e3", "0x10", "99999999999999999999999",
-           "-99999999999999999999", "007", "\u0661", "NaN", "", "10", "6", "8", "100000"]
-GARBAGE = ["\u2603", "\u00e9t\u00e9", "\u4e2d\u6587", "\U0001f600", "\u200b", "\u202e", "\x00",
-           "\x07", "\x1b[31m", "\ufeff", "\\", "'", '"', ";", "|", "$(ls)", "%s%n", "\u0085"]
+WORDS = [
+    "uci",
+    "ugi",
+    "isready",
+    "setup",
+    "setoption",
+    "name",
+    "value",
+    "ucinewgame",
+    "uginewgame",
+    "newgame",
+    "position",
+    "startpos",
+    "fen",
+    "moves",
+    "move",
+    "play",
+    "undo",
+    "legalmoves",
+    "query",
+    "gameover",
+    "p1turn",
+    "result",
+    "islegal",
+    "go",
+    "depth",
+    "nodes",
+    "movetime",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "p1time",
+    "p2time",
+    "p1inc",
+    "p2inc",
+    "movestogo",
+    "searchmoves",
+    "infinite",
+    "ponder",
+    "mate",
+    "stop",
+    "perft",
+    "d",
+    "show",
+    "display",
+    "bench",
+    "debug",
+    "on",
+    "off",
+    "help",
+    "size",
+    "links",
+    "quiet",
+    "full",
+    "star",
+    "Hash",
+    "Threads",
+    "Seed",
+    "Move",
+    "Overhead",
+    "UCI_Variant",
+    "Zhadu",
+    "Quiet",
+    *variant_names(),
+]
+NUMBERS = [
+    "0",
+    "1",
+    "2",
+    "-1",
+    "-0",
+    "+3",
+    "3.5",
+    "1e3",
+    "0x10",
+    "99999999999999999999999",
+    "-99999999999999999999",
+    "007",
+    "\u0661",
+    "NaN",
+    "",
+    "10",
+    "6",
+    "8",
+    "100000",
+]
+GARBAGE = [
+    "\u2603",
+    "\u00e9t\u00e9",
+    "\u4e2d\u6587",
+    "\U0001f600",
+    "\u200b",
+    "\u202e",
+    "\x00",
+    "\x07",
+    "\x1b[31m",
+    "\ufeff",
+    "\\",
+    "'",
+    '"',
+    ";",
+    "|",
+    "$(ls)",
+    "%s%n",
+    "\u0085",
+]
 
 
 def random_game_lines(rng: random.Random) -> list[str]:
@@ -49,13 +145,34 @@ def random_game_lines(rng: random.Random) -> list[str]:
     cut = rng.randrange(0, len(texts) + 1)
     lines = [f"setup {variant}", f"position startpos moves {' '.join(texts[:cut])}".rstrip()]
     lines += [f"move {text}" for text in texts[cut:]]
-    lines += [f"position fen {state.position_text()}", "legalmoves", "query fen", "d",
-              f"query islegal {rng.choice(texts) if texts else 'pass'}", "undo", "undo 3",
-              "go depth 1", "go nodes 50", "go movetime 5", "go infinite", "stop",
-              "go wtime 50 btime 50", "go searchmoves " + " ".join(legal_moves_text(state)[:3]),
-              "perft 1", "setoption name Seed value 3", "setoption name Hash value 2",
-              "setoption name Zhadu Quiet value 30", "setoption name UCI_Variant value zola-8",
-              "debug on", "debug off", "help", "uci", "ugi", "ucinewgame", "newgame"]
+    lines += [
+        f"position fen {state.position_text()}",
+        "legalmoves",
+        "query fen",
+        "d",
+        f"query islegal {rng.choice(texts) if texts else 'pass'}",
+        "undo",
+        "undo 3",
+        "go depth 1",
+        "go nodes 50",
+        "go movetime 5",
+        "go infinite",
+        "stop",
+        "go wtime 50 btime 50",
+        "go searchmoves " + " ".join(legal_moves_text(state)[:3]),
+        "perft 1",
+        "setoption name Seed value 3",
+        "setoption name Hash value 2",
+        "setoption name Zhadu Quiet value 30",
+        "setoption name UCI_Variant value zola-8",
+        "debug on",
+        "debug off",
+        "help",
+        "uci",
+        "ugi",
+        "ucinewgame",
+        "newgame",
+    ]
     return lines
 
 
@@ -67,14 +184,13 @@ def mutate(rng: random.Random, line: str) -> str:
         if kind == 0 and tokens:
             del tokens[rng.randrange(len(tokens))]
         elif kind == 1:
-            tokens.insert(rng.randrange(len(tokens) + 1),
-                          rng.choice(WORDS + NUMBERS + GARBAGE))
+            tokens.insert(rng.randrange(len(tokens) + 1), rng.choice(WORDS + NUMBERS + GARBAGE))
         elif kind == 2 and len(tokens) > 1:
             i, j = rng.randrange(len(tokens)), rng.randrange(len(tokens))
             tokens[i], tokens[j] = tokens[j], tokens[i]
         elif kind == 3 and line:
             i = rng.randrange(len(line))
-            return line[:i] + rng.choice(GARBAGE + list("-x@/ 0123456789abcdefgh")) + line[i + 1:]
+            return line[:i] + rng.choice(GARBAGE + list("-x@/ 0123456789abcdefgh")) + line[i + 1 :]
         elif kind == 4:
             return line.upper()
         elif kind == 5 and tokens:
@@ -99,8 +215,9 @@ def slow(line: str) -> bool:
     if "bench" in tokens[:1] or "hash" in tokens:
         return True
     if "perft" in tokens:
-        return any(token.lstrip("+").isdigit() and int(token) > 2 for token in tokens
-                   if token.isascii())
+        return any(
+            token.lstrip("+").isdigit() and int(token) > 2 for token in tokens if token.isascii()
+        )
     return False
 
 
@@ -112,8 +229,13 @@ def fuzz_lines(seed: int, count: int) -> list[str]:
         if len(corpus) < 50 or rng.random() < 0.05:
             corpus.extend(random_game_lines(rng))
         roll = rng.random()
-        line = (rng.choice(corpus) if roll < 0.35 else mutate(rng, rng.choice(corpus))
-                if roll < 0.85 else random_line(rng))
+        line = (
+            rng.choice(corpus)
+            if roll < 0.35
+            else mutate(rng, rng.choice(corpus))
+            if roll < 0.85
+            else random_line(rng)
+        )
         if "\n" in line or "\r" in line.replace(" \r ", "") or slow(line):
             continue
         lines.append(line)
@@ -129,7 +251,7 @@ def test_fuzz_in_process() -> None:
     lines = fuzz_lines(SEED, 3000)
     searches = 0
     for start in range(0, len(lines), BATCH):
-        for line in lines[start:start + BATCH]:
+        for line in lines[start : start + BATCH]:
             tokens = line.split()
             word = tokens[0].lower() if tokens else ""
             searching = script.engine.searching
@@ -148,8 +270,12 @@ def test_fuzz_in_process() -> None:
                 assert [x.split()[0] for x in reply[-3:]] == ["fen", "turn", "result"], line
             elif word not in ("help", "perft", "go"):
                 assert all(x.split()[0] in REPLY_WORDS for x in reply), (line, reply)
-            if (searching and script.engine.searching and word not in ("go", "", "quit")
-                    and word not in script.session.DURING_SEARCH):
+            if (
+                searching
+                and script.engine.searching
+                and word not in ("go", "", "quit")
+                and word not in script.session.DURING_SEARCH
+            ):
                 raise AssertionError(f"{line!r} was accepted during a search")
         script.send("stop")
         assert script.send("isready")[-1] == "readyok"
@@ -165,8 +291,9 @@ def test_fuzz_in_process() -> None:
 
 def test_fuzz_against_the_command() -> None:
     lines = fuzz_lines(SEED + 1, 2000)
-    proc = subprocess.Popen([zengine_path()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [zengine_path()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     out: queue.Queue[bytes] = queue.Queue()
 
     def pump() -> None:
@@ -178,9 +305,12 @@ def test_fuzz_against_the_command() -> None:
     seen: list[str] = []
     try:
         for start in range(0, len(lines), BATCH):
-            batch = lines[start:start + BATCH] + ["stop", "isready"]
-            data = "".join(f"{line}\n" for line in batch if line.split()[:1] != ["quit"]
-                           and line.lower().split()[:1] != ["quit"])
+            batch = lines[start : start + BATCH] + ["stop", "isready"]
+            data = "".join(
+                f"{line}\n"
+                for line in batch
+                if line.split()[:1] != ["quit"] and line.lower().split()[:1] != ["quit"]
+            )
             proc.stdin.write(data.encode("utf-8", "surrogatepass"))  # type: ignore[union-attr]
             proc.stdin.flush()  # type: ignore[union-attr]
             while True:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_protocol_helpers import Pipe
 
 from zengine.engine.game import legal_moves_text
 from zengine.engine.variants import make_rules, variant_names
-from test_protocol_helpers import Pipe
 
 #: Zhadu games end by the quiet rule at the latest; a short limit keeps random games short.
 RULES = {"zhadu": {"quiet": "30"}, "zhadu-star": {"quiet": "30"}}
@@ -19,7 +19,9 @@ def check_position(engine: Pipe, state) -> None:
     """The engine's view of the position equals the rules core's."""
     assert engine.ask("legalmoves") == " ".join(["legalmoves", *legal_moves_text(state)])
     assert engine.ask("query fen") == f"response {state.position_text()}"
-    assert engine.ask("query p1turn") == f"response {'true' if state.side_to_move == 0 else 'false'}"
+    assert (
+        engine.ask("query p1turn") == f"response {'true' if state.side_to_move == 0 else 'false'}"
+    )
     outcome = state.outcome()
     assert engine.ask("query gameover") == f"response {'true' if outcome else 'false'}"
     assert engine.ask("query result") == f"response {outcome.value if outcome else 'none'}"
@@ -61,7 +63,9 @@ def test_whole_game(variant: str) -> None:
     assert engine.ask(f"move {played[-1]}").startswith("error illegal-move ")
     engine.send("d")
     lines = engine.until("result ")
-    assert lines[-3:] == [f"fen {state.position_text()}",
-                          f"turn {'p1' if state.side_to_move == 0 else 'p2'}",
-                          f"result {state.outcome().value}"]
+    assert lines[-3:] == [
+        f"fen {state.position_text()}",
+        f"turn {'p1' if state.side_to_move == 0 else 'p2'}",
+        f"result {state.outcome().value}",
+    ]
     assert engine.close() == (0, b"")

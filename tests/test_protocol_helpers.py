@@ -13,7 +13,8 @@ from zengine.protocol.session import Session
 #: A search's ``info`` line as the spec writes it.
 INFO_RE = re.compile(
     r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
-    r"( hashfull \d+)?( pv( \S+)+)?$")
+    r"( hashfull \d+)?( pv( \S+)+)?$"
+)
 
 
 class Script:
@@ -80,8 +81,9 @@ class Pipe:
         import subprocess
 
         self.timeout = timeout
-        self.proc = subprocess.Popen([zengine_path()], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [zengine_path()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._pump, daemon=True)
         self._reader.start()

@@ -8,10 +8,10 @@ import time
 import pexpect
 import pexpect.popen_spawn
 import pytest
+from test_protocol_helpers import INFO_RE, zengine_path
 
 from zengine.engine.game import legal_moves_text, play_texts
 from zengine.engine.variants import make_rules
-from test_protocol_helpers import INFO_RE, zengine_path
 
 TIMEOUT = 60
 
@@ -62,8 +62,13 @@ def test_uci_session() -> None:
     state = make_rules("zola").start()
     moves: list[str] = []
     child.sendline("ucinewgame")
-    for go in ("go depth 2", "go nodes 400", "go movetime 200",
-               "go wtime 3000 btime 3000 winc 100 binc 100", "go wtime 2000 btime 1500 movestogo 5"):
+    for go in (
+        "go depth 2",
+        "go nodes 400",
+        "go movetime 200",
+        "go wtime 3000 btime 3000 winc 100 binc 100",
+        "go wtime 2000 btime 1500 movestogo 5",
+    ):
         child.sendline(f"position startpos moves {' '.join(moves)}".rstrip())
         child.sendline(go)
         infos, best = read_search(child)
@@ -120,7 +125,7 @@ def test_stop_ends_an_infinite_search_before_the_next_command() -> None:
     expect_info(child)
     child.sendline("stop")
     child.sendline("query p1turn")
-    infos, best = read_search(child)
+    _infos, best = read_search(child)
     assert best in legal_moves_text(make_rules("zola").start())
     assert read_line(child) == "response true"
     child.sendline("stop")  # silent when idle
@@ -133,8 +138,18 @@ def test_commands_answered_during_a_search() -> None:
     child = spawn()
     child.sendline("go infinite")
     expect_info(child)
-    lines = ["isready", "legalmoves", "query fen", "query islegal a1xa2", "d", "help",
-             "position startpos", "go depth 1", "setoption name Hash value 2", "undo"]
+    lines = [
+        "isready",
+        "legalmoves",
+        "query fen",
+        "query islegal a1xa2",
+        "d",
+        "help",
+        "position startpos",
+        "go depth 1",
+        "setoption name Hash value 2",
+        "undo",
+    ]
     for line in lines:
         child.sendline(line)
     child.sendline("isready")
@@ -190,29 +205,51 @@ def test_shell_pipe_prints_a_move() -> None:
     assert done.returncode == 0 and done.stderr == b""
     lines = done.stdout.decode().splitlines()
     assert lines[-1].split()[0] == "bestmove" and lines[-1].split()[1] in legal_moves_text(
-        make_rules("zhadu").start())
+        make_rules("zhadu").start()
+    )
     assert all(INFO_RE.match(line) for line in lines[:-1]) and lines[:-1]
 
 
 def test_finished_game_gives_bestmove_none_at_once() -> None:
-    done = run_shell(f"printf 'position fen 6/6/6/6/6/r5 b\\ngo depth 5\\ngo infinite\\n' | '{zengine_path()}'")
+    done = run_shell(
+        f"printf 'position fen 6/6/6/6/6/r5 b\\ngo depth 5\\ngo infinite\\n' | '{zengine_path()}'"
+    )
     assert done.returncode == 0 and done.stdout.decode().splitlines() == [
-        "bestmove (none)", "bestmove (none)"]
+        "bestmove (none)",
+        "bestmove (none)",
+    ]
 
 
 def test_bad_bytes_and_long_lines() -> None:
-    data = (b"\xff\xfe\xfd\n" + b"isready\n" + b"a" * (3 << 20) + b"\n" + b"isready\n"
-            + "\u2603\u00e9 \u4e2d\n".encode() + b"\x00\x07\x1b\n" + b"isready\n" + b"a" * 5000)
+    data = (
+        b"\xff\xfe\xfd\n"
+        + b"isready\n"
+        + b"a" * (3 << 20)
+        + b"\n"
+        + b"isready\n"
+        + "\u2603\u00e9 \u4e2d\n".encode()
+        + b"\x00\x07\x1b\n"
+        + b"isready\n"
+        + b"a" * 5000
+    )
     done = subprocess.run([zengine_path()], input=data, capture_output=True, timeout=TIMEOUT)
     assert done.returncode == 0 and done.stderr == b""
     lines = done.stdout.decode("utf-8").splitlines()
     assert [line.split()[:2] for line in lines] == [
-        ["error", "syntax"], ["readyok"], ["error", "syntax"], ["readyok"],
-        ["error", "unknown-command"], ["error", "unknown-command"], ["readyok"],
-        ["error", "unknown-command"]]
+        ["error", "syntax"],
+        ["readyok"],
+        ["error", "syntax"],
+        ["readyok"],
+        ["error", "unknown-command"],
+        ["error", "unknown-command"],
+        ["readyok"],
+        ["error", "unknown-command"],
+    ]
 
 
 def test_reader_gone_is_no_traceback() -> None:
-    done = run_shell(f"(printf 'uci\\n'; sleep 1; printf 'uci\\nuci\\n') | '{zengine_path()}' | head -1")
+    done = run_shell(
+        f"(printf 'uci\\n'; sleep 1; printf 'uci\\nuci\\n') | '{zengine_path()}' | head -1"
+    )
     assert done.returncode == 0 and done.stdout.decode().startswith("id name zengine")
     assert b"Traceback" not in done.stderr and b"Error" not in done.stderr

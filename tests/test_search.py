@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from zengine.engine.game import State
-from zengine.engine.search import MATE, Limits, Score, SearchInfo, Searcher, score_of
+from zengine.engine.search import MATE, Limits, Score, Searcher, SearchInfo, score_of
 from zengine.engine.variants import make_rules, variant_names
 
 
@@ -158,13 +158,17 @@ def test_stop_event_ends_an_infinite_search() -> None:
         if info.depth == 2:
             stop.set()
 
-    result = Searcher().search(state, Limits(infinite=True), stop=stop, on_info=stop_after_depth_two)
+    result = Searcher().search(
+        state, Limits(infinite=True), stop=stop, on_info=stop_after_depth_two
+    )
     assert stop.is_set() and result.best in state.legal_moves()
     assert result.depth >= 2 and infos[-1].depth <= 3
 
 
 def test_stop_set_before_still_completes_depth_one() -> None:
-    state = make_rules("zhadu").parse_position("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10")
+    state = make_rules("zhadu").parse_position(
+        "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
+    )
     stop = threading.Event()
     stop.set()
     result = Searcher().search(state, Limits(), stop=stop)
@@ -240,5 +244,7 @@ def test_strength_against_random_and_greedy(variant: str) -> None:
 
     engine = Player("engine-depth", 2)
     for opponent in ("random", "greedy"):
-        score, _, _ = run_pairing(variant, engine, Player(opponent), games=10, jobs=1, emit=lambda _: None)
+        score, _, _ = run_pairing(
+            variant, engine, Player(opponent), games=10, jobs=1, emit=lambda _: None
+        )
         assert score >= 0.9

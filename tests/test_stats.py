@@ -87,7 +87,9 @@ def test_sprt_llr_tilted_distributions_have_the_right_means():
 
 def test_sprt_bounds_and_verdicts():
     lower, upper = stats.sprt_bounds(0.05, 0.05)
-    assert lower == pytest.approx(math.log(0.05 / 0.95)) and upper == pytest.approx(2.944439, abs=1e-6)
+    assert lower == pytest.approx(math.log(0.05 / 0.95)) and upper == pytest.approx(
+        2.944439, abs=1e-6
+    )
     assert stats.sprt([0, 0, 0, 0, 0], 0, 10, 0.05, 0.05).verdict is None
     assert stats.sprt([0, 0, 10, 20, 200], 0, 10, 0.05, 0.05).verdict == "H1"
     assert stats.sprt([200, 20, 10, 0, 0], 0, 10, 0.05, 0.05).verdict == "H0"

@@ -7,9 +7,10 @@ import random
 import re
 from pathlib import Path
 
-import pytest
-
 import perft_table
+import pytest
+from naive_zhadu import ADJACENCY_TABLE, table_adjacency
+
 from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
@@ -29,7 +30,6 @@ from zengine.engine.zhadu import (
     point_index,
     winning_values,
 )
-from naive_zhadu import ADJACENCY_TABLE, table_adjacency
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "zhadu.md"
 
@@ -67,7 +67,9 @@ def test_full_board_matches_the_spec_adjacency_table() -> None:
     assert built == {frozenset((p, n)) for p, ns in table.items() for n in ns}
     steps = GEOMETRY["full"].steps
     for name, neighbours in table.items():
-        assert {POINT_NAMES[i] for i in range(32) if steps[point_index(name)] >> i & 1} == neighbours
+        assert {
+            POINT_NAMES[i] for i in range(32) if steps[point_index(name)] >> i & 1
+        } == neighbours
 
 
 @pytest.mark.skipif(not SPEC.exists(), reason="the spec is not beside this checkout")
@@ -76,8 +78,10 @@ def test_copied_adjacency_table_is_the_spec_one() -> None:
 
 
 def test_between_triangle_steps_are_the_spec_list() -> None:
-    spec = ("a2-b2 a3-b3 b2-c1 b1-c3 b3-d1 b1-d2 c2-e2 c3-e3 d2-f2 d3-f3 e1-g2 e3-g1 f1-g3 "
-            "f2-g1 g2-h2 g3-h3")
+    spec = (
+        "a2-b2 a3-b3 b2-c1 b1-c3 b3-d1 b1-d2 c2-e2 c3-e3 d2-f2 d3-f3 e1-g2 e3-g1 f1-g3 "
+        "f2-g1 g2-h2 g3-h3"
+    )
     between = {p for p in _pairs(build_steps("full")) if len({n[0] for n in p}) == 2}
     assert between == {frozenset(s.split("-")) for s in spec.split()}
 
@@ -104,12 +108,24 @@ def test_variants_and_options() -> None:
     assert (rules.name, rules.options) == ("zhadu", {"links": "full", "quiet": "100"})
     star = make_rules("zhadu-star", {"quiet": "50"})
     assert (star.name, star.options) == ("zhadu-star", {"links": "star", "quiet": "50"})
-    assert make_rules("zhadu", {"links": "STAR", "quiet": "0"}).options == {"links": "star", "quiet": "0"}
+    assert make_rules("zhadu", {"links": "STAR", "quiet": "0"}).options == {
+        "links": "star",
+        "quiet": "0",
+    }
     assert make_rules("zhadu", {"quiet": "100000"}).quiet == 100000
 
 
-@pytest.mark.parametrize("key,value", [("links", "ring"), ("quiet", "-1"), ("quiet", "100001"),
-                                       ("quiet", "ten"), ("quiet", "1.5"), ("quiet", "")])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("links", "ring"),
+        ("quiet", "-1"),
+        ("quiet", "100001"),
+        ("quiet", "ten"),
+        ("quiet", "1.5"),
+        ("quiet", ""),
+    ],
+)
 def test_bad_rule_values(key: str, value: str) -> None:
     with pytest.raises(BadRuleValueError):
         make_rules("zhadu", {key: value})
@@ -161,7 +177,15 @@ def test_two_returns_to_its_point_and_paths_are_blocked_by_either_side() -> None
 def test_unblocked_two_reaches_through_every_neighbour() -> None:
     state = position("1h2,2c0,3a0,4a1,123a2/1h0,2h1,3h3,4g2,123g3 w -/- 0 30")
     assert moves_from(state, "c0") == [
-        "c0-b1", "c0-b2", "c0-c0", "c0-c1", "c0-c2", "c0-c3", "c0-e2", "c0-e3"]
+        "c0-b1",
+        "c0-b2",
+        "c0-c0",
+        "c0-c1",
+        "c0-c2",
+        "c0-c3",
+        "c0-e2",
+        "c0-e3",
+    ]
 
 
 def test_a_one_can_never_return() -> None:
@@ -180,7 +204,14 @@ def test_a_three_returns_round_a_triangle_only_with_corner_steps() -> None:
     text = "1a0,2a1,3c0,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 30"
     assert "c0-c0" in moves_from(position(text), "c0")
     assert moves_from(position(text, "zhadu-star"), "c0") == [
-        "c0-a2", "c0-c1", "c0-c2", "c0-c3", "c0-d2", "c0-e0", "c0-g1"]
+        "c0-a2",
+        "c0-c1",
+        "c0-c2",
+        "c0-c3",
+        "c0-d2",
+        "c0-e0",
+        "c0-g1",
+    ]
 
 
 def test_own_stones_are_never_captured_and_only_the_last_point_captures() -> None:
@@ -356,15 +387,26 @@ def test_a_pass_answers_only_a_walled_in_side() -> None:
 def test_start_and_after_setup_strings_round_trip() -> None:
     assert make_rules("zhadu").start().position_text() == "-/- w -/- 0 0"
     assert position(AFTER_SETUP).position_text() == AFTER_SETUP
-    assert position("123B0,4A3,3A2,2A1,1A0/1H0,2H1,3H2,4H3,123G0 W -/- 0 10").position_text() == AFTER_SETUP
+    assert (
+        position("123B0,4A3,3A2,2A1,1A0/1H0,2H1,3H2,4H3,123G0 W -/- 0 10").position_text()
+        == AFTER_SETUP
+    )
 
 
-@pytest.mark.parametrize("text,outcome,why", [
-    ("1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 b 2/- 0 39", Outcome.P1_WIN, "sharing"),
-    ("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,123g0 b 4/- 0 11", Outcome.P1_WIN, "first capture of the 4"),
-    ("1a0,2a1,4a3/1h0,2h1,3h2,4h3,123g0 w -/3 0 25", Outcome.P2_WIN, "sharing"),
-    ("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 100 150", Outcome.DRAW, "quiet limit"),
-], ids=["sharing", "four", "black-sharing", "quiet"])
+@pytest.mark.parametrize(
+    "text,outcome,why",
+    [
+        ("1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 b 2/- 0 39", Outcome.P1_WIN, "sharing"),
+        (
+            "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,123g0 b 4/- 0 11",
+            Outcome.P1_WIN,
+            "first capture of the 4",
+        ),
+        ("1a0,2a1,4a3/1h0,2h1,3h2,4h3,123g0 w -/3 0 25", Outcome.P2_WIN, "sharing"),
+        ("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 100 150", Outcome.DRAW, "quiet limit"),
+    ],
+    ids=["sharing", "four", "black-sharing", "quiet"],
+)
 def test_finished_games_read_from_the_string(text: str, outcome: Outcome, why: str) -> None:
     state = position(text)
     assert state.outcome() is outcome and state.termination() == why
@@ -390,27 +432,54 @@ INCONSISTENT = [
     ("quiet-syntax", f"{FULL_SET} w -/- -1 20", "quiet must be"),
     ("ply-syntax", f"{FULL_SET} w -/- 0 x", "ply must be"),
     ("stone-syntax", "1a0,,2a1/- w -/- 0 2", "bad White stone"),
-    ("two-stones-on-a-point", "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123a0 w -/- 0 10", "two stones on a0"),
+    (
+        "two-stones-on-a-point",
+        "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123a0 w -/- 0 10",
+        "two stones on a0",
+    ),
     ("stone-twice", "1a0,1a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10", "given twice"),
-    ("unknown-point", "1a0,2a1,3a2,4a3,123b4/1h0,2h1,3h2,4h3,123g0 w -/- 0 10", "unknown point 'b4'"),
-    ("unknown-point-letter", "1a0,2a1,3a2,4a3,123i0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10", "unknown point 'i0'"),
-    ("unknown-stone", "1a0,2a1,3a2,5a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10", "unknown stone '5'"),
+    (
+        "unknown-point",
+        "1a0,2a1,3a2,4a3,123b4/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+        "unknown point 'b4'",
+    ),
+    (
+        "unknown-point-letter",
+        "1a0,2a1,3a2,4a3,123i0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+        "unknown point 'i0'",
+    ),
+    (
+        "unknown-stone",
+        "1a0,2a1,3a2,5a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+        "unknown stone '5'",
+    ),
     ("setup-wrong-side", "1a0/- w -/- 0 1", "Black places at ply 1"),
     ("setup-outside-zone", "1c0/- b -/- 0 1", "outside White's start zone"),
     ("setup-count", "1a0,2a1/- b -/- 0 1", "has placed 1 stones"),
     ("setup-first-capture", "1a0/- b 1/- 0 1", "during setup"),
     ("setup-quiet", "1a0/- b -/- 1 1", "quiet must be 0 during setup"),
     ("first-capture-on-board", f"{FULL_SET} w 1/- 0 20", "still on the board"),
-    ("missing-without-first-capture", "1a0,2a1,3a2,4a3,123b0/2h1,3h2,4h3,123g0 w -/- 0 20",
-     "has no first capture"),
+    (
+        "missing-without-first-capture",
+        "1a0,2a1,3a2,4a3,123b0/2h1,3h2,4h3,123g0 w -/- 0 20",
+        "has no first capture",
+    ),
     ("both-won", "1a0,2a1,3a2,123b0/1h0,2h1,3h2,123g0 w 4/4 0 20", "both sides have won"),
     ("two-completing-missing", "1a0,2a1,3a2,4a3,123b0/2h1,4h3 b 1/- 0 20", "both missing"),
     ("winner-to-move", "1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 w 2/- 0 39", "cannot be to move"),
     ("won-quiet-not-0", "1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 b 2/- 3 39", "quiet must be 0"),
     ("quiet-above-movement-plies", f"{FULL_SET} w -/- 5 14", "greater than the movement plies"),
     # not in zhadu.md's list, but impossible too:
-    ("capture-after-the-4", "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2 b 4/- 0 20", "capturing the 4 first"),
-    ("captures-without-plies", "1a0,2a1,3a2,4a3,123b0/3h2,4h3,123g0 w 1/- 0 11", "2 stones captured"),
+    (
+        "capture-after-the-4",
+        "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2 b 4/- 0 20",
+        "capturing the 4 first",
+    ),
+    (
+        "captures-without-plies",
+        "1a0,2a1,3a2,4a3,123b0/3h2,4h3,123g0 w 1/- 0 11",
+        "2 stones captured",
+    ),
 ]
 
 
@@ -436,9 +505,27 @@ def test_move_input_forms_and_canonical_output() -> None:
     assert start.move_text(start.parse_move("4@a1")) == "4@a1"
 
 
-@pytest.mark.parametrize("text", ["", "hello", "a9-a1", "i0-a1", "a0-a1-a2", "a0_a1", "5@a1",
-                                  "12@a1", "0@a1", "4@a4", "4@", "@a1", "1234@a0", "pas",
-                                  "a0--a1", "a-b1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "hello",
+        "a9-a1",
+        "i0-a1",
+        "a0-a1-a2",
+        "a0_a1",
+        "5@a1",
+        "12@a1",
+        "0@a1",
+        "4@a4",
+        "4@",
+        "@a1",
+        "1234@a0",
+        "pas",
+        "a0--a1",
+        "a-b1",
+    ],
+)
 def test_bad_syntax_is_an_invalid_move(text: str) -> None:
     for state in (make_rules("zhadu").start(), position(AFTER_SETUP)):
         with pytest.raises(InvalidMoveError):
@@ -515,12 +602,15 @@ def test_half_turn_maps_legal_moves_onto_the_mirror_position(variant: str) -> No
 def test_accessors_for_the_evaluation() -> None:
     state = position(AFTER_SETUP)
     assert state.stones(0) == {1: 0, 2: 1, 3: 2, 4: 3, 123: 4}
-    assert state.stones(1) == {v: point_index(p) for v, p in
-                               ((1, "h0"), (2, "h1"), (3, "h2"), (4, "h3"), (123, "g0"))}
+    assert state.stones(1) == {
+        v: point_index(p) for v, p in ((1, "h0"), (2, "h1"), (3, "h2"), (4, "h3"), (123, "g0"))
+    }
     assert state.first_capture(0) is None and state.first_capture(1) is None
     assert state.phase == "movement" and not state.in_setup and state.hand(0) == []
     assert state.winning_values(0) == {4}
-    assert state.neighbours(point_index("a0")) == sum(1 << point_index(p) for p in ("a1", "a2", "a3"))
+    assert state.neighbours(point_index("a0")) == sum(
+        1 << point_index(p) for p in ("a1", "a2", "a3")
+    )
     assert state.stone_at(point_index("h0")) == (1, 1) and state.stone_at(point_index("c0")) is None
     assert state.occupancy(0) == 0b11111
     for side in (0, 1):

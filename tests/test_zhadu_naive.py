@@ -11,10 +11,10 @@ import random
 from collections import Counter
 
 import pytest
+from naive_zhadu import NaiveGame
 
 from zengine.engine.game import legal_moves_text
 from zengine.engine.variants import make_rules
-from naive_zhadu import NaiveGame
 
 START = "-/- w -/- 0 0"
 AFTER_SETUP = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
@@ -34,7 +34,9 @@ def _choose(rng: random.Random, texts: list[str], appetite: float = 0.35) -> str
     return rng.choice(texts)
 
 
-def crosscheck_game(variant: str, quiet: int, seed: int, start: str = START) -> tuple[str | None, int]:
+def crosscheck_game(
+    variant: str, quiet: int, seed: int, start: str = START
+) -> tuple[str | None, int]:
     """Play one game in both implementations; returns (termination, positions compared)."""
     rng = random.Random(seed)
     appetite = (0.05, 0.2, 0.35)[seed % 3]
@@ -114,7 +116,9 @@ def test_naive_crosscheck_passes() -> None:
 def test_naive_crosscheck_many_games() -> None:
     endings, compared = _run(_games(15_000, 10_000))
     assert compared > 200_000
-    assert all(endings[e] for e in ("sharing", "first capture of the 4", "repetition", "quiet limit"))
+    assert all(
+        endings[e] for e in ("sharing", "first capture of the 4", "repetition", "quiet limit")
+    )
 
 
 def naive_perft(game: NaiveGame, depth: int) -> int:
@@ -136,10 +140,15 @@ def naive_perft(game: NaiveGame, depth: int) -> int:
     return total
 
 
-@pytest.mark.parametrize("links,start,depth", [
-    ("full", AFTER_SETUP, 3), ("star", AFTER_SETUP, 4), ("full", WALLED_IN, 3),
-    pytest.param("full", AFTER_SETUP, 4, marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "links,start,depth",
+    [
+        ("full", AFTER_SETUP, 3),
+        ("star", AFTER_SETUP, 4),
+        ("full", WALLED_IN, 3),
+        pytest.param("full", AFTER_SETUP, 4, marks=pytest.mark.slow),
+    ],
+)
 def test_naive_perft_agrees(links: str, start: str, depth: int) -> None:
     from zengine.engine.perft import perft
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pytest
-
 import naive_zola
 import perft_table
+import pytest
+
 from zengine.engine.game import (
     IllegalMoveError,
     InvalidMoveError,
@@ -165,8 +165,26 @@ def test_position_strings_round_trip_on_every_size() -> None:
     assert ten.position_text() == "10/10/10/10/10/10/10/10/10/r8b b"
 
 
-@pytest.mark.parametrize("text", ["", "a", "a1", "a1-", "a1--a2", "a1-a2-a3", "a1+a2", "z1-a2",
-                                  "a7-a6", "g1-f1", "a0-a1", "a01-a2", "passs", "1a-2a", "é1-a2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a",
+        "a1",
+        "a1-",
+        "a1--a2",
+        "a1-a2-a3",
+        "a1+a2",
+        "z1-a2",
+        "a7-a6",
+        "g1-f1",
+        "a0-a1",
+        "a01-a2",
+        "passs",
+        "1a-2a",
+        "é1-a2",
+    ],
+)
 def test_bad_move_syntax(text: str) -> None:
     with pytest.raises(InvalidMoveError):
         ZolaRules(6).start().parse_move(text)

@@ -16,8 +16,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Callable
+from typing import IO
 
 
 class EngineError(Exception):
@@ -48,7 +49,9 @@ Logger = Callable[[str], None]
 class EngineProcess:
     """A running engine speaking UCI or UGI on stdin/stdout."""
 
-    def __init__(self, spec: EngineSpec, stderr: IO | int | None = None, log: Logger | None = None) -> None:
+    def __init__(
+        self, spec: EngineSpec, stderr: IO | int | None = None, log: Logger | None = None
+    ) -> None:
         self.spec = spec
         self.name = spec.name
         self._log = log
@@ -65,7 +68,9 @@ class EngineProcess:
                 bufsize=0,
             )
         except OSError as exc:
-            raise EngineError("disconnect", f"{spec.name}: cannot start {shlex.join(spec.cmd)}: {exc}") from None
+            raise EngineError(
+                "disconnect", f"{spec.name}: cannot start {shlex.join(spec.cmd)}: {exc}"
+            ) from None
         self._reader = threading.Thread(target=self._read, name=f"read-{spec.name}", daemon=True)
         self._reader.start()
 
@@ -93,7 +98,9 @@ class EngineProcess:
             self.proc.stdin.write(line.encode() + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
-            raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()}") from None
+            raise EngineError(
+                "disconnect", f"{self.name} disconnected{self._exit_text()}"
+            ) from None
         return time.monotonic()
 
     def _exit_text(self) -> str:
@@ -114,12 +121,19 @@ class EngineProcess:
             raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()}")
         timeout = deadline - time.monotonic()
         try:
-            stamp, line = self._lines.get(timeout=max(timeout, 0.0)) if timeout > 0 else self._lines.get_nowait()
+            stamp, line = (
+                self._lines.get(timeout=max(timeout, 0.0))
+                if timeout > 0
+                else self._lines.get_nowait()
+            )
         except queue.Empty:
             raise EngineError("stall", f"{self.name} gave no {waiting_for}") from None
         if line is None:
             self.eof = True
-            raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()} while the referee waited for {waiting_for.split(' within')[0].removesuffix(' in time')}")
+            raise EngineError(
+                "disconnect",
+                f"{self.name} disconnected{self._exit_text()} while the referee waited for {waiting_for.split(' within')[0].removesuffix(' in time')}",
+            )
         return stamp, line
 
     def wait_for(self, word: str, timeout: float) -> None:
@@ -161,7 +175,9 @@ class EngineProcess:
         """Select the variant (and rule options), start a new game, and sync."""
         self.drain()
         if self.eof:
-            raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()} before the game")
+            raise EngineError(
+                "disconnect", f"{self.name} disconnected{self._exit_text()} before the game"
+            )
         self.send(f"setoption name UCI_Variant value {variant}")
         for name, value in extra_options.items():
             self.send(f"setoption name {name} value {value}")

@@ -25,10 +25,11 @@ import threading
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -78,10 +79,26 @@ class ConfigError(ValueError):
 
 # option -> number of value words: None = any number of words (up to the next option)
 OPTIONS: dict[str, int | None] = {
-    "engine": None, "each": None, "variant": 1, "rule": None, "games": 1, "rounds": 1,
-    "tournament": 1, "concurrency": 1, "openings": None, "seed": 1, "maxplies": 1,
-    "resign": None, "draw": None, "sprt": None, "recover": 0, "out": 1, "resume": 1,
-    "timeout": None, "event": 1, "debug": 0,
+    "engine": None,
+    "each": None,
+    "variant": 1,
+    "rule": None,
+    "games": 1,
+    "rounds": 1,
+    "tournament": 1,
+    "concurrency": 1,
+    "openings": None,
+    "seed": 1,
+    "maxplies": 1,
+    "resign": None,
+    "draw": None,
+    "sprt": None,
+    "recover": 0,
+    "out": 1,
+    "resume": 1,
+    "timeout": None,
+    "event": 1,
+    "debug": 0,
 }
 
 
@@ -95,7 +112,9 @@ def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
             raise ConfigError(f"unexpected argument '{token}' (options start with --)")
         name = token.lstrip("-").lower()
         if name not in OPTIONS:
-            raise ConfigError(f"unknown option '{token}' (known: {', '.join('--' + o for o in OPTIONS)})")
+            raise ConfigError(
+                f"unknown option '{token}' (known: {', '.join('--' + o for o in OPTIONS)})"
+            )
         arity = OPTIONS[name]
         i += 1
         words: list[str] = []
@@ -136,7 +155,9 @@ def _int(option: str, text: str, low: int = 0, high: int | None = None) -> int:
     except ValueError:
         raise ConfigError(f"--{option}: '{text}' is not a whole number") from None
     if value < low or (high is not None and value > high):
-        raise ConfigError(f"--{option}: {value} out of range ({low}..{high if high is not None else ''})")
+        raise ConfigError(
+            f"--{option}: {value} out of range ({low}..{high if high is not None else ''})"
+        )
     return value
 
 
@@ -163,10 +184,22 @@ def parse_command_line(args: list[str]) -> dict[str, Any]:
     engines: list[dict[str, str]] = []
     each: dict[str, str] = {}
     cfg: dict[str, Any] = {
-        "variant": variant_names()[0], "rules": {}, "games": None, "rounds": 1, "tournament": "round-robin",
-        "concurrency": 1, "openings": None, "seed": None, "maxplies": 1000,
-        "resign": None, "draw": None, "sprt": None, "recover": False, "out": None,
-        "timeout": {"start": 10.0, "move": 60.0, "grace": 1.0}, "event": "zengine match",
+        "variant": variant_names()[0],
+        "rules": {},
+        "games": None,
+        "rounds": 1,
+        "tournament": "round-robin",
+        "concurrency": 1,
+        "openings": None,
+        "seed": None,
+        "maxplies": 1000,
+        "resign": None,
+        "draw": None,
+        "sprt": None,
+        "recover": False,
+        "out": None,
+        "timeout": {"start": 10.0, "move": 60.0, "grace": 1.0},
+        "event": "zengine match",
         "debug": False,
     }
     for name, words in split_options(args):
@@ -182,9 +215,7 @@ def parse_command_line(args: list[str]) -> dict[str, Any]:
             cfg[name] = _int(name, words[0], 1)
         elif name == "concurrency":
             cfg[name] = _int(name, words[0], 1, 64)
-        elif name == "seed":
-            cfg[name] = _int(name, words[0], 0)
-        elif name == "maxplies":
+        elif name == "seed" or name == "maxplies":
             cfg[name] = _int(name, words[0], 0)
         elif name == "tournament":
             if words[0] not in ("round-robin", "gauntlet"):
@@ -211,8 +242,10 @@ def parse_command_line(args: list[str]) -> dict[str, Any]:
         elif name == "sprt":
             kv = key_values(name, words)
             _no_extra(name, kv, {"elo0", "elo1", "alpha", "beta"})
-            sprt = {k: _float("sprt", kv.get(k, d)) for k, d in
-                    (("elo0", "0"), ("elo1", "5"), ("alpha", "0.05"), ("beta", "0.05"))}
+            sprt = {
+                k: _float("sprt", kv.get(k, d))
+                for k, d in (("elo0", "0"), ("elo1", "5"), ("alpha", "0.05"), ("beta", "0.05"))
+            }
             if not (0 < sprt["alpha"] < 1 and 0 < sprt["beta"] < 1) or sprt["elo1"] <= sprt["elo0"]:
                 raise ConfigError("--sprt: need 0 < alpha, beta < 1 and elo1 > elo0")
             cfg["sprt"] = sprt
@@ -254,8 +287,10 @@ def parse_command_line(args: list[str]) -> dict[str, Any]:
 def _no_extra(option: str, kv: dict[str, str], allowed: set[str]) -> None:
     extra = set(kv) - allowed
     if extra:
-        raise ConfigError(f"--{option}: unknown key{'s' if len(extra) > 1 else ''} {', '.join(sorted(extra))} "
-                          f"(keys: {', '.join(sorted(allowed))})")
+        raise ConfigError(
+            f"--{option}: unknown key{'s' if len(extra) > 1 else ''} {', '.join(sorted(extra))} "
+            f"(keys: {', '.join(sorted(allowed))})"
+        )
 
 
 def _openings_setting(words: list[str]) -> dict[str, str]:
@@ -276,7 +311,9 @@ def _openings_setting(words: list[str]) -> dict[str, str]:
 def _engine_config(kv: dict[str, str], index: int) -> dict[str, Any]:
     unknown = [k for k in kv if k not in ENGINE_KEYS and not k.startswith("option.")]
     if unknown:
-        raise ConfigError(f"--engine: unknown key '{unknown[0]}' (keys: {', '.join(sorted(ENGINE_KEYS))}, option.NAME)")
+        raise ConfigError(
+            f"--engine: unknown key '{unknown[0]}' (keys: {', '.join(sorted(ENGINE_KEYS))}, option.NAME)"
+        )
     cmd = shlex.split(kv["cmd"]) if kv.get("cmd") else builtin_engine()
     if not cmd:
         raise ConfigError("--engine: empty cmd=")
@@ -290,7 +327,7 @@ def _engine_config(kv: dict[str, str], index: int) -> dict[str, Any]:
         "name": name,
         "cmd": cmd,
         "proto": proto,
-        "options": {k[len("option."):]: v for k, v in kv.items() if k.startswith("option.")},
+        "options": {k[len("option.") :]: v for k, v in kv.items() if k.startswith("option.")},
         "dir": kv.get("dir"),
         "limits": {k: kv[k] for k in ("tc", "st", "depth", "nodes", "timemargin") if k in kv},
     }
@@ -315,7 +352,12 @@ def limits_of(raw: dict[str, str]) -> Limits:
         margin = int(raw.get("timemargin", "0"))
     except (TimeControlError, ValueError) as exc:
         raise ConfigError(f"--engine: bad limit: {exc}") from None
-    if (st is not None and st <= 0) or (depth is not None and depth <= 0) or (nodes is not None and nodes <= 0) or margin < 0:
+    if (
+        (st is not None and st <= 0)
+        or (depth is not None and depth <= 0)
+        or (nodes is not None and nodes <= 0)
+        or margin < 0
+    ):
         raise ConfigError("--engine: st, depth and nodes must be positive, timemargin not negative")
     limits = Limits(tc, st, depth, nodes, margin)
     try:
@@ -330,13 +372,16 @@ def validate(cfg: dict[str, Any]) -> Rules:
     try:
         rules = make_rules(cfg["variant"], cfg["rules"])
     except GameError as exc:
-        raise ConfigError(f"--variant/--rule: {exc} (variants: {', '.join(variant_names())})") from None
+        raise ConfigError(
+            f"--variant/--rule: {exc} (variants: {', '.join(variant_names())})"
+        ) from None
     for engine in cfg["engines"]:
         limits_of(engine["limits"])
     return rules
 
 
 # --- records and statistics ---------------------------------------------------------------------
+
 
 def engine_stats(records: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
     """Per engine: games, points, W/D/L overall and per colour."""
@@ -347,11 +392,18 @@ def engine_stats(records: list[dict[str, Any]], names: list[str]) -> list[dict[s
             scores = [stats.game_score(r["result"], side) for r in records if r[key] == index]
             per_side.append(stats.wdl_of_scores(scores))
         total = per_side[0] + per_side[1]
-        out.append({
-            "name": name, "games": total.games, "points": total.points,
-            "wins": total.wins, "draws": total.draws, "losses": total.losses,
-            "as_p1": _wdl_dict(per_side[0]), "as_p2": _wdl_dict(per_side[1]),
-        })
+        out.append(
+            {
+                "name": name,
+                "games": total.games,
+                "points": total.points,
+                "wins": total.wins,
+                "draws": total.draws,
+                "losses": total.losses,
+                "as_p1": _wdl_dict(per_side[0]),
+                "as_p2": _wdl_dict(per_side[1]),
+            }
+        )
     return out
 
 
@@ -370,12 +422,22 @@ def encounter_stats(records: list[dict[str, Any]], a: int, b: int) -> dict[str, 
     penta = stats.pentanomial((p[0], p[1]) for p in by_pair.values() if len(p) == 2)
     estimate = stats.elo_estimate(penta)
     result: dict[str, Any] = {
-        "a": a, "b": b, "games": len(games), "wins": wdl.wins, "draws": wdl.draws,
-        "losses": wdl.losses, "points": wdl.points, "pentanomial": penta,
+        "a": a,
+        "b": b,
+        "games": len(games),
+        "wins": wdl.wins,
+        "draws": wdl.draws,
+        "losses": wdl.losses,
+        "points": wdl.points,
+        "pentanomial": penta,
     }
     if estimate is not None:
-        result.update(elo=_finite(estimate.elo), elo_low=_finite(estimate.low),
-                      elo_high=_finite(estimate.high), los=estimate.los)
+        result.update(
+            elo=_finite(estimate.elo),
+            elo_low=_finite(estimate.low),
+            elo_high=_finite(estimate.high),
+            los=estimate.los,
+        )
     return result
 
 
@@ -389,43 +451,64 @@ def sprt_state(records: list[dict[str, Any]], sprt: dict[str, float]) -> stats.S
     return stats.sprt(penta, sprt["elo0"], sprt["elo1"], sprt["alpha"], sprt["beta"])
 
 
-def summary(cfg: dict[str, Any], records: list[dict[str, Any]], scheduled: int, extra: dict[str, Any]) -> dict[str, Any]:
+def summary(
+    cfg: dict[str, Any], records: list[dict[str, Any]], scheduled: int, extra: dict[str, Any]
+) -> dict[str, Any]:
     """Everything the final table shows, as JSON-able data."""
     names = [e["name"] for e in cfg["engines"]]
     pairs = sorted({tuple(sorted((r["p1_index"], r["p2_index"]))) for r in records})
     out: dict[str, Any] = {
-        "variant": cfg["variant"], "rules": cfg["rules"], "seed": cfg["seed"],
-        "games_scheduled": scheduled, "games_played": len(records),
+        "variant": cfg["variant"],
+        "rules": cfg["rules"],
+        "seed": cfg["seed"],
+        "games_scheduled": scheduled,
+        "games_played": len(records),
         "engines": engine_stats(records, names),
         "encounters": [encounter_stats(records, a, b) for a, b in pairs],
         "terminations": dict(Counter(r["termination"] for r in records)),
     }
-    overheads = [(r["overhead_ms"], r["overhead_moves"]) for r in records if r.get("overhead_moves")]
+    overheads = [
+        (r["overhead_ms"], r["overhead_moves"]) for r in records if r.get("overhead_moves")
+    ]
     moves = sum(n for _, n in overheads)
     if moves:
-        out["referee_overhead_ms"] = {"mean": sum(m * n for m, n in overheads) / moves, "moves": moves,
-                                      "max_game_mean": max(m for m, _ in overheads)}
+        out["referee_overhead_ms"] = {
+            "mean": sum(m * n for m, n in overheads) / moves,
+            "moves": moves,
+            "max_game_mean": max(m for m, _ in overheads),
+        }
     if cfg.get("sprt"):
         state = sprt_state(records, cfg["sprt"])
-        out["sprt"] = {**cfg["sprt"], "llr": state.llr, "lower": state.lower, "upper": state.upper,
-                       "verdict": state.verdict}
+        out["sprt"] = {
+            **cfg["sprt"],
+            "llr": state.llr,
+            "lower": state.lower,
+            "upper": state.upper,
+            "verdict": state.verdict,
+        }
     out.update(extra)
     return out
 
 
 def summary_text(data: dict[str, Any]) -> str:
     """The final table for people."""
-    lines = [f"Variant {data['variant']}{' ' + str(data['rules']) if data['rules'] else ''}, seed {data['seed']}: "
-             f"{data['games_played']} of {data['games_scheduled']} games"]
+    lines = [
+        f"Variant {data['variant']}{' ' + str(data['rules']) if data['rules'] else ''}, seed {data['seed']}: "
+        f"{data['games_played']} of {data['games_scheduled']} games"
+    ]
     width = max(6, max(len(e["name"]) for e in data["engines"])) + 2
-    lines.append(f"{'Engine':<{width}}{'Games':>6}{'Points':>8}  {'W-D-L':<12}{'as P1 W-D-L':<13}{'as P2 W-D-L'}")
+    lines.append(
+        f"{'Engine':<{width}}{'Games':>6}{'Points':>8}  {'W-D-L':<12}{'as P1 W-D-L':<13}{'as P2 W-D-L'}"
+    )
     ranked = sorted(data["engines"], key=lambda e: -e["points"])
     for e in ranked:
         p1, p2 = e["as_p1"], e["as_p2"]
         wdl = f"{e['wins']}-{e['draws']}-{e['losses']}"
         wdl1 = f"{p1['wins']}-{p1['draws']}-{p1['losses']}"
         wdl2 = f"{p2['wins']}-{p2['draws']}-{p2['losses']}"
-        lines.append(f"{e['name']:<{width}}{e['games']:>6}{e['points']:>8.1f}  {wdl:<12}{wdl1:<13}{wdl2}")
+        lines.append(
+            f"{e['name']:<{width}}{e['games']:>6}{e['points']:>8.1f}  {wdl:<12}{wdl1:<13}{wdl2}"
+        )
     names = [e["name"] for e in data["engines"]]
     if len(names) > 2:
         lines.append("")
@@ -448,33 +531,50 @@ def summary_text(data: dict[str, Any]) -> str:
             lines.append(f"{name:<{width}}" + " ".join(cells))
     for enc in data["encounters"]:
         a, b = names[enc["a"]], names[enc["b"]]
-        text = (f"{a} vs {b}: {enc['wins']}-{enc['draws']}-{enc['losses']} (W-D-L of {a}), "
-                f"pairs [0, 1/2, 1, 3/2, 2] = {enc['pentanomial']}")
+        text = (
+            f"{a} vs {b}: {enc['wins']}-{enc['draws']}-{enc['losses']} (W-D-L of {a}), "
+            f"pairs [0, 1/2, 1, 3/2, 2] = {enc['pentanomial']}"
+        )
         if "elo" in enc:
+
             def fmt(x: Any) -> str:
                 return x if isinstance(x, str) else f"{round(x, 1) + 0.0:+.1f}"  # no "-0.0"
-            text += (f"\n  Elo {fmt(enc['elo'])} (95%: {fmt(enc['elo_low'])} .. {fmt(enc['elo_high'])}), "
-                     f"LOS {enc['los'] * 100:.1f}%")
+
+            text += (
+                f"\n  Elo {fmt(enc['elo'])} (95%: {fmt(enc['elo_low'])} .. {fmt(enc['elo_high'])}), "
+                f"LOS {enc['los'] * 100:.1f}%"
+            )
         lines.append(text)
     if "sprt" in data:
         s = data["sprt"]
-        verdict = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)", None: "undecided"}[s["verdict"]]
-        lines.append(f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
-                     f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) {verdict}")
-    lines.append("Terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(data["terminations"].items())))
+        verdict = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)", None: "undecided"}[
+            s["verdict"]
+        ]
+        lines.append(
+            f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
+            f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) {verdict}"
+        )
+    lines.append(
+        "Terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(data["terminations"].items()))
+    )
     if "referee_overhead_ms" in data:
         o = data["referee_overhead_ms"]
-        lines.append(f"Referee overhead per move (bestmove read -> next go written): {o['mean']:.3f} ms "
-                     f"mean over {o['moves']} moves")
+        lines.append(
+            f"Referee overhead per move (bestmove read -> next go written): {o['mean']:.3f} ms "
+            f"mean over {o['moves']} moves"
+        )
     if "games_per_minute" in data:
-        lines.append(f"This run: {data['games_this_run']} games in {data['wall_s']:.1f} s, "
-                     f"{data['games_per_minute']:.1f} games/min at concurrency {data['concurrency']}")
+        lines.append(
+            f"This run: {data['games_this_run']} games in {data['wall_s']:.1f} s, "
+            f"{data['games_per_minute']:.1f} games/min at concurrency {data['concurrency']}"
+        )
     if data.get("stopped"):
         lines.append(f"Stopped: {data['stopped']}")
     return "\n".join(lines)
 
 
 # --- the match ----------------------------------------------------------------------------------
+
 
 def _print(line: str) -> None:
     print(line, flush=True)  # live lines must not wait in a pipe's buffer
@@ -489,28 +589,41 @@ class RunResult:
 class Match:
     """A configured match with its output directory: plays the games still missing."""
 
-    def __init__(self, cfg: dict[str, Any], out_dir: Path, emit: Callable[[str], None] = _print,
-                 progress: bool | None = None) -> None:
+    def __init__(
+        self,
+        cfg: dict[str, Any],
+        out_dir: Path,
+        emit: Callable[[str], None] = _print,
+        progress: bool | None = None,
+    ) -> None:
         self.cfg = cfg
         self.out_dir = out_dir
         self.emit = emit
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.rules = validate(cfg)
         self.names = [e["name"] for e in cfg["engines"]]
-        self.specs = [EngineSpec(e["name"], e["cmd"], e["proto"], e["options"], e["dir"]) for e in cfg["engines"]]
+        self.specs = [
+            EngineSpec(e["name"], e["cmd"], e["proto"], e["options"], e["dir"])
+            for e in cfg["engines"]
+        ]
         self.limits = [limits_of(e["limits"]) for e in cfg["engines"]]
         self.games = schedule(len(self.specs), cfg["tournament"], cfg["rounds"], cfg["games"])
         count = max(g.opening_index for g in self.games) + 1
         try:
-            self.openings: list[Opening] = openings_for(self.rules, cfg["openings"], count, cfg["seed"])
+            self.openings: list[Opening] = openings_for(
+                self.rules, cfg["openings"], count, cfg["seed"]
+            )
         except (OpeningError, GameError) as exc:
             raise ConfigError(f"--openings: {exc}") from None
         adj = cfg.get("resign") or {}
         draw = cfg.get("draw") or {}
         self.adjudication = Adjudication(
-            resign_movecount=adj.get("movecount", 0), resign_score=adj.get("score", 0),
-            resign_twosided=adj.get("twosided", False), draw_movenumber=draw.get("movenumber", 0),
-            draw_movecount=draw.get("movecount", 0), draw_score=draw.get("score", 0),
+            resign_movecount=adj.get("movecount", 0),
+            resign_score=adj.get("score", 0),
+            resign_twosided=adj.get("twosided", False),
+            draw_movenumber=draw.get("movenumber", 0),
+            draw_movecount=draw.get("movecount", 0),
+            draw_score=draw.get("score", 0),
             max_plies=cfg["maxplies"],
         )
         t = cfg["timeout"]
@@ -524,7 +637,9 @@ class Match:
         self.live: set[EngineProcess] = set()
         self.records: list[dict[str, Any]] = []
         self.played_now = 0
-        self._traffic = open(out_dir / TRAFFIC_FILE, "a", encoding="utf-8") if cfg.get("debug") else None
+        self._traffic = (
+            open(out_dir / TRAFFIC_FILE, "a", encoding="utf-8") if cfg.get("debug") else None
+        )
         self._stderr = open(out_dir / STDERR_FILE, "ab")
 
     # --- output ----------------------------------------------------------------------------
@@ -549,7 +664,9 @@ class Match:
             return
         done, total = len(self.records), len(self.games)
         filled = int(30 * done / total) if total else 30
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total}  {self._score_line()}\033[K")
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total}  {self._score_line()}\033[K"
+        )
         sys.stderr.flush()
 
     def _say(self, text: str) -> None:
@@ -587,8 +704,10 @@ class Match:
                     return None
                 return todo.pop()
 
-        workers = [threading.Thread(target=self._worker, args=(next_game,), name=f"game-{i}", daemon=True)
-                   for i in range(min(self.cfg["concurrency"], max(len(pending), 1)))]
+        workers = [
+            threading.Thread(target=self._worker, args=(next_game,), name=f"game-{i}", daemon=True)
+            for i in range(min(self.cfg["concurrency"], max(len(pending), 1)))
+        ]
         self._bar()
         exit_code = EXIT_OK
         previous = {}
@@ -614,11 +733,17 @@ class Match:
         elif exit_code == EXIT_OK and self.stopped and self.stopped.startswith("referee error"):
             exit_code = EXIT_REFEREE_ERROR
         wall = time.monotonic() - started
-        extra: dict[str, Any] = {"concurrency": self.cfg["concurrency"], "games_this_run": self.played_now,
-                                 "wall_s": wall, "stopped": self.stopped}
+        extra: dict[str, Any] = {
+            "concurrency": self.cfg["concurrency"],
+            "games_this_run": self.played_now,
+            "wall_s": wall,
+            "stopped": self.stopped,
+        }
         if self.played_now and wall > 0:
             extra["games_per_minute"] = self.played_now * 60 / wall
-        data = summary(self.cfg, sorted(self.records, key=lambda r: r["id"]), len(self.games), extra)
+        data = summary(
+            self.cfg, sorted(self.records, key=lambda r: r["id"]), len(self.games), extra
+        )
         tmp = self.out_dir / (SUMMARY_FILE + ".tmp")
         tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.out_dir / SUMMARY_FILE)
@@ -628,7 +753,9 @@ class Match:
         self.emit("")
         self.emit(summary_text(data))
         if exit_code == EXIT_INTERRUPTED:
-            self.emit(f"Interrupted: {len(self.records)} games kept. Resume with: zengine match --resume {self.out_dir}")
+            self.emit(
+                f"Interrupted: {len(self.records)} games kept. Resume with: zengine match --resume {self.out_dir}"
+            )
         self._stderr.close()
         if self._traffic is not None:
             self._traffic.close()
@@ -646,7 +773,9 @@ class Match:
                 live = list(self.live)
             # quit, SIGTERM, SIGKILL of the group, for all engines at once (a short grace:
             # the games in progress are discarded anyway).
-            closers = [threading.Thread(target=engine.close, args=(0.3,), daemon=True) for engine in live]
+            closers = [
+                threading.Thread(target=engine.close, args=(0.3,), daemon=True) for engine in live
+            ]
             for closer in closers:
                 closer.start()
             for closer in closers:
@@ -657,7 +786,9 @@ class Match:
             signal.signal(signal.SIGINT, old)
 
     def _start_engine(self, index: int) -> EngineProcess:
-        engine = EngineProcess(self.specs[index], stderr=self._stderr, log=self._log if self._traffic else None)
+        engine = EngineProcess(
+            self.specs[index], stderr=self._stderr, log=self._log if self._traffic else None
+        )
         with self.lock:
             if self.aborting:
                 engine.kill()
@@ -705,17 +836,30 @@ class Match:
             except EngineError as exc:
                 if self.aborting:
                     return
-                outcome = GameOutcome("0-1" if side == 0 else "1-0", STALL if exc.kind == "stall" else DISCONNECT,
-                                      f"{exc} (at start)", failed=[side])
-                outcome.start_fen = (self.rules.parse_position(opening.fen) if opening.fen
-                                     else self.rules.start()).position_text()
+                outcome = GameOutcome(
+                    "0-1" if side == 0 else "1-0",
+                    STALL if exc.kind == "stall" else DISCONNECT,
+                    f"{exc} (at start)",
+                    failed=[side],
+                )
+                outcome.start_fen = (
+                    self.rules.parse_position(opening.fen) if opening.fen else self.rules.start()
+                ).position_text()
                 outcome.final_fen = opening.state(self.rules).position_text()
                 break
         if outcome is None:
-            players = (Player(engines[game.p1], self.limits[game.p1], game.p1),
-                       Player(engines[game.p2], self.limits[game.p2], game.p2))
-            outcome = play_game(self.rules, opening, players, self.adjudication, self.timeouts,
-                                (self.names[game.p1], self.names[game.p2]))
+            players = (
+                Player(engines[game.p1], self.limits[game.p1], game.p1),
+                Player(engines[game.p2], self.limits[game.p2], game.p2),
+            )
+            outcome = play_game(
+                self.rules,
+                opening,
+                players,
+                self.adjudication,
+                self.timeouts,
+                (self.names[game.p1], self.names[game.p2]),
+            )
         if self.aborting:
             return
         failure = None
@@ -737,7 +881,9 @@ class Match:
             self.played_now += 1
             if failure and not self.cfg["recover"]:
                 if not self.stop.is_set():
-                    self.stopped = f"{failure} (without --recover the match stops; resume with --resume)"
+                    self.stopped = (
+                        f"{failure} (without --recover the match stops; resume with --resume)"
+                    )
                 self.stop.set()
             line = self._game_line(record)
             sprt = self.cfg.get("sprt")
@@ -767,20 +913,36 @@ class Match:
     def _record(self, game: ScheduledGame, opening: Opening, outcome) -> dict[str, Any]:
         overhead = outcome.overhead_s
         return {
-            "id": game.id, "round": game.round, "pair": game.pair, "encounter": list(game.encounter),
-            "opening_index": game.opening_index, "event": self.cfg["event"],
-            "date": datetime.now(timezone.utc).strftime("%Y.%m.%d"),
-            "variant": self.rules.describe(), "variant_name": self.rules.name,
-            "p1": self.names[game.p1], "p2": self.names[game.p2],
-            "p1_index": game.p1, "p2_index": game.p2,
-            "result": outcome.result, "termination": outcome.termination, "reason": outcome.reason,
-            "opening": opening.text(), "opening_moves": list(opening.moves),
-            "start_fen": outcome.start_fen, "final_fen": outcome.final_fen,
+            "id": game.id,
+            "round": game.round,
+            "pair": game.pair,
+            "encounter": list(game.encounter),
+            "opening_index": game.opening_index,
+            "event": self.cfg["event"],
+            "date": datetime.now(UTC).strftime("%Y.%m.%d"),
+            "variant": self.rules.describe(),
+            "variant_name": self.rules.name,
+            "p1": self.names[game.p1],
+            "p2": self.names[game.p2],
+            "p1_index": game.p1,
+            "p2_index": game.p2,
+            "result": outcome.result,
+            "termination": outcome.termination,
+            "reason": outcome.reason,
+            "opening": opening.text(),
+            "opening_moves": list(opening.moves),
+            "start_fen": outcome.start_fen,
+            "final_fen": outcome.final_fen,
             "start_side": self._start_side(opening),
-            "moves": outcome.moves, "times_ms": outcome.times_ms, "scores": outcome.scores,
+            "moves": outcome.moves,
+            "times_ms": outcome.times_ms,
+            "scores": outcome.scores,
             "depths": outcome.depths,
-            "time_control": (self.limits[game.p1].text() if self.limits[game.p1] == self.limits[game.p2]
-                             else f"{self.limits[game.p1].text()} : {self.limits[game.p2].text()}"),
+            "time_control": (
+                self.limits[game.p1].text()
+                if self.limits[game.p1] == self.limits[game.p2]
+                else f"{self.limits[game.p1].text()} : {self.limits[game.p2].text()}"
+            ),
             "overhead_ms": (sum(overhead) / len(overhead) * 1000) if overhead else 0.0,
             "overhead_moves": len(overhead),
         }
@@ -791,8 +953,10 @@ class Match:
 
     def _game_line(self, r: dict[str, Any]) -> str:
         done, total = len(self.records), len(self.games)
-        return (f"[{done:>{len(str(total))}}/{total}] game {r['id'] + 1}: {r['p1']} vs {r['p2']}: {r['result']} "
-                f"({r['termination']}: {r['reason']}), {len(r['moves'])} plies  | {self._score_line()}")
+        return (
+            f"[{done:>{len(str(total))}}/{total}] game {r['id'] + 1}: {r['p1']} vs {r['p2']}: {r['result']} "
+            f"({r['termination']}: {r['reason']}), {len(r['moves'])} plies  | {self._score_line()}"
+        )
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -804,10 +968,12 @@ def new_out_dir(base: str | None) -> Path:
     if base:
         path = Path(base)
         if (path / GAMES_FILE).exists() and read_games(str(path / GAMES_FILE)):
-            raise ConfigError(f"--out {base}: it already holds games; use --resume {base} to continue it")
+            raise ConfigError(
+                f"--out {base}: it already holds games; use --resume {base} to continue it"
+            )
         path.mkdir(parents=True, exist_ok=True)
         return path
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     root = Path("matches")
     for n in range(1000):
         path = root / (stamp if n == 0 else f"{stamp}-{n}")
@@ -819,7 +985,9 @@ def new_out_dir(base: str | None) -> Path:
     raise ConfigError("cannot create an output directory under ./matches")
 
 
-def run_match(args: list[str], emit: Callable[[str], None] = _print, progress: bool | None = None) -> RunResult:
+def run_match(
+    args: list[str], emit: Callable[[str], None] = _print, progress: bool | None = None
+) -> RunResult:
     """Parse, set up the output directory (or resume one), and play. Raises ConfigError."""
     options = split_options(args)
     resume = [w for n, w in options if n == "resume"]
@@ -844,11 +1012,15 @@ def run_match(args: list[str], emit: Callable[[str], None] = _print, progress: b
         tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, out_dir / CONFIG_FILE)
     match = Match(cfg, out_dir, emit=emit, progress=progress)
-    engines = ", ".join(f"{s.describe()} [{l.text()}]" for s, l in zip(match.specs, match.limits))
+    engines = ", ".join(
+        f"{s.describe()} [{lim.text()}]" for s, lim in zip(match.specs, match.limits)
+    )
     emit(f"Match: {engines}")
-    emit(f"Variant {match.rules.describe()}, {len(match.games)} games ({cfg['tournament'] if len(match.specs) > 2 else 'match'}, "
-         f"{cfg['rounds']} round(s) x {cfg['games']} games per encounter), openings {_openings_text(cfg['openings'])}, "
-         f"concurrency {cfg['concurrency']}")
+    emit(
+        f"Variant {match.rules.describe()}, {len(match.games)} games ({cfg['tournament'] if len(match.specs) > 2 else 'match'}, "
+        f"{cfg['rounds']} round(s) x {cfg['games']} games per encounter), openings {_openings_text(cfg['openings'])}, "
+        f"concurrency {cfg['concurrency']}"
+    )
     emit(f"Seed {cfg['seed']}; output in {out_dir}")
     return match.run()
 
@@ -863,8 +1035,11 @@ def _openings_text(setting: dict[str, str]) -> str:
 
 @click.command(
     "match",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
-                      "help_option_names": ["-h", "--help"]},
+    context_settings={
+        "ignore_unknown_options": True,
+        "allow_interspersed_args": False,
+        "help_option_names": ["-h", "--help"],
+    },
 )
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def match_command(args: tuple[str, ...]) -> None:

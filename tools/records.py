@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 def append_line(path: str, text: str) -> None:
@@ -44,7 +45,11 @@ def read_games(jsonl_path: str) -> list[dict[str, Any]]:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if not isinstance(record, dict) or not isinstance(record.get("id"), int) or record["id"] in seen:
+        if (
+            not isinstance(record, dict)
+            or not isinstance(record.get("id"), int)
+            or record["id"] in seen
+        ):
             continue
         seen.add(record["id"])
         games.append(record)
@@ -111,7 +116,14 @@ def pgn_text(record: dict[str, Any]) -> str:
     side = record.get("start_side", 0)
     number = 1
     moves = [(m, None) for m in record["opening_moves"]] + list(
-        zip(record["moves"], zip(record["times_ms"], record["scores"], record.get("depths", [None] * len(record["moves"]))))
+        zip(
+            record["moves"],
+            zip(
+                record["times_ms"],
+                record["scores"],
+                record.get("depths", [None] * len(record["moves"])),
+            ),
+        )
     )
     for i, (move, info) in enumerate(moves):
         if side == 0:

@@ -113,7 +113,9 @@ def play_game(
     end the game. ``names`` are the players' names for the reason texts.
     """
     state = opening.state(rules)
-    start_fen = (rules.parse_position(opening.fen) if opening.fen else rules.start()).position_text()
+    start_fen = (
+        rules.parse_position(opening.fen) if opening.fen else rules.start()
+    ).position_text()
     base_cmd = f"position fen {opening.fen}" if opening.fen is not None else "position startpos"
     history = list(opening.moves)
     out = GameOutcome("*", "", "", start_fen=start_fen)
@@ -147,7 +149,7 @@ def play_game(
         if adjudication.max_plies and played >= adjudication.max_plies:
             return finish("1/2-1/2", MAX_PLIES, f"draw: {played} plies played, the limit")
         side = state.side_to_move
-        player, engine, name = players[side], players[side].engine, names[side]
+        engine, name = players[side].engine, names[side]
         position = base_cmd + (" moves " + " ".join(history) if history else "")
         go = go_command(engine.spec.proto, side, clocks)
         allowed = clocks[side].allowed_ms()
@@ -181,28 +183,43 @@ def play_game(
                 out.failed.append(side)
                 if allowed is not None:
                     clocks[side].spend(elapsed_ms)
-                    return finish(_loss(side), TIME_FORFEIT,
-                                  f"{name} lost on time: no bestmove after {elapsed_ms} ms, {allowed} ms allowed")
-                return finish(_loss(side), STALL, f"{name} stalled: no bestmove within {timeouts.move:g} s")
+                    return finish(
+                        _loss(side),
+                        TIME_FORFEIT,
+                        f"{name} lost on time: no bestmove after {elapsed_ms} ms, {allowed} ms allowed",
+                    )
+                return finish(
+                    _loss(side), STALL, f"{name} stalled: no bestmove within {timeouts.move:g} s"
+                )
             out.failed.append(side)
             return finish(_loss(side), DISCONNECT, str(exc))
         last_read = stamp
         elapsed_ms = max(0, round((stamp - sent) * 1000))
         move_text = tokens[1] if len(tokens) > 1 else ""
         if move_text in ("(none)", "0000", "none"):
-            return finish(_loss(side), ILLEGAL_MOVE,
-                          f"{name} played no move ('bestmove {move_text}') while legal moves exist")
+            return finish(
+                _loss(side),
+                ILLEGAL_MOVE,
+                f"{name} played no move ('bestmove {move_text}') while legal moves exist",
+            )
         try:
             move = state.parse_move(move_text)
         except InvalidMoveError:
-            return finish(_loss(side), ILLEGAL_MOVE, f"{name} played an unparsable move: '{line.strip()}'")
+            return finish(
+                _loss(side), ILLEGAL_MOVE, f"{name} played an unparsable move: '{line.strip()}'"
+            )
         except IllegalMoveError:
-            return finish(_loss(side), ILLEGAL_MOVE, f"{name} played an illegal move: '{move_text}'")
+            return finish(
+                _loss(side), ILLEGAL_MOVE, f"{name} played an illegal move: '{move_text}'"
+            )
         in_time = clocks[side].spend(elapsed_ms)
         canonical = state.move_text(move)
         if not in_time:
-            return finish(_loss(side), TIME_FORFEIT,
-                          f"{name} lost on time: {elapsed_ms} ms used, {allowed} ms allowed")
+            return finish(
+                _loss(side),
+                TIME_FORFEIT,
+                f"{name} lost on time: {elapsed_ms} ms used, {allowed} ms allowed",
+            )
         state.play(move)
         history.append(canonical)
         out.moves.append(canonical)
@@ -211,12 +228,16 @@ def play_game(
         out.depths.append(depth)
         cps[side].append(score_cp(score))
 
-        adjudged = _adjudicate(adjudication, cps, side, len(out.moves), state.outcome() is not None, names)
+        adjudged = _adjudicate(
+            adjudication, cps, side, len(out.moves), state.outcome() is not None, names
+        )
         if adjudged is not None:
             return finish(*adjudged)
 
 
-def _adjudicate(adj: Adjudication, cps, side: int, plies: int, over: bool, names) -> tuple[str, str, str] | None:
+def _adjudicate(
+    adj: Adjudication, cps, side: int, plies: int, over: bool, names
+) -> tuple[str, str, str] | None:
     """Resign/draw adjudication after ``side`` moved (``plies`` made in the game so far)."""
     if over:
         return None
@@ -227,17 +248,27 @@ def _adjudicate(adj: Adjudication, cps, side: int, plies: int, over: bool, names
             cps[1 - side], adj.resign_movecount, lambda v: v >= threshold
         )
         if loser_low and other_high:
-            return (_loss(side), ADJUDICATION,
-                    f"{names[side]} resigns: score <= -{threshold} cp for {adj.resign_movecount} moves")
+            return (
+                _loss(side),
+                ADJUDICATION,
+                f"{names[side]} resigns: score <= -{threshold} cp for {adj.resign_movecount} moves",
+            )
     if adj.draw_movecount and (plies + 1) // 2 >= adj.draw_movenumber:
         within = lambda v: abs(v) <= adj.draw_score  # noqa: E731
-        if _streak(cps[0], adj.draw_movecount, within) and _streak(cps[1], adj.draw_movecount, within):
-            return ("1/2-1/2", ADJUDICATION,
-                    f"draw: both scores within {adj.draw_score} cp for {adj.draw_movecount} moves")
+        if _streak(cps[0], adj.draw_movecount, within) and _streak(
+            cps[1], adj.draw_movecount, within
+        ):
+            return (
+                "1/2-1/2",
+                ADJUDICATION,
+                f"draw: both scores within {adj.draw_score} cp for {adj.draw_movecount} moves",
+            )
     return None
 
 
-def _parse_info(tokens: list[str], score: str | None, depth: int | None) -> tuple[str | None, int | None]:
+def _parse_info(
+    tokens: list[str], score: str | None, depth: int | None
+) -> tuple[str | None, int | None]:
     """The score and depth of an ``info`` line (unchanged if it has none or is malformed)."""
     for i, token in enumerate(tokens):
         try:

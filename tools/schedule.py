@@ -77,7 +77,9 @@ def parse_opening_line(rules: Rules, line: str) -> Opening:
             opening.state(rules)
             return opening
         except GameError:
-            raise OpeningError(f"neither a position string ({position_error}) nor legal moves from the start") from None
+            raise OpeningError(
+                f"neither a position string ({position_error}) nor legal moves from the start"
+            ) from None
 
 
 def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
@@ -105,7 +107,9 @@ def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
             continue
         openings.append(opening)
     if not openings:
-        raise OpeningError(f"{path}: no usable opening (every line ends the game or the file is empty)")
+        raise OpeningError(
+            f"{path}: no usable opening (every line ends the game or the file is empty)"
+        )
     return openings, finished
 
 
@@ -142,7 +146,9 @@ def schedule(engines: int, tournament: str, rounds: int, games: int) -> list[Sch
             for g in range(games):
                 pair = g // 2
                 p1, p2 = (a, b) if g % 2 == 0 else (b, a)
-                out.append(ScheduledGame(len(out), rnd, (a, b), pair, rnd * pairs_per_round + pair, p1, p2))
+                out.append(
+                    ScheduledGame(len(out), rnd, (a, b), pair, rnd * pairs_per_round + pair, p1, p2)
+                )
     return out
 
 

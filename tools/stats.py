@@ -17,8 +17,8 @@ the unit of the sample gives honest (narrower, correct) error bars, as fishtest 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 #: Regularisation of empty pentanomial cells in the SPRT (fishtest's value).
 EPSILON = 1e-3
@@ -42,7 +42,7 @@ class WDL:
     def points(self) -> float:
         return self.wins + self.draws / 2
 
-    def __add__(self, other: "WDL") -> "WDL":
+    def __add__(self, other: WDL) -> WDL:
         return WDL(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
 
 
@@ -59,22 +59,22 @@ def game_score(result: str, side: int) -> float:
 
 def wdl_of_scores(scores: Iterable[float]) -> WDL:
     """Count wins, draws and losses of a sequence of game scores."""
-    w = d = l = 0
+    w = d = losses = 0
     for s in scores:
         if s == 1.0:
             w += 1
         elif s == 0.5:
             d += 1
         else:
-            l += 1
-    return WDL(w, d, l)
+            losses += 1
+    return WDL(w, d, losses)
 
 
 def pentanomial(pairs: Iterable[tuple[float, float]]) -> list[int]:
     """Pentanomial counts ``[0, 1/2, 1, 3/2, 2]`` of pairs of game scores of one engine."""
     counts = [0] * 5
     for a, b in pairs:
-        counts[int(round((a + b) * 2))] += 1
+        counts[round((a + b) * 2)] += 1
     return counts
 
 

@@ -19,9 +19,9 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 
 import click
 
@@ -173,8 +173,9 @@ def opening_plies(variant: str) -> int:
     return setup + 2 if setup else 4
 
 
-def run_pairing(variant: str, a: Player, b: Player, games: int, jobs: int,
-                emit: Callable[[str], None] = print) -> tuple[float, float, float]:
+def run_pairing(
+    variant: str, a: Player, b: Player, games: int, jobs: int, emit: Callable[[str], None] = print
+) -> tuple[float, float, float]:
     """Play the pairing; returns (score, low, high) of ``a``."""
     plies = opening_plies(variant)
     tasks = [(variant, i // 2, plies, a, b, bool(i % 2)) for i in range(games)]
@@ -203,16 +204,35 @@ PAIRINGS = ("random", "greedy", "depth")
 
 
 @click.command("strength")
-@click.option("--variant", "variants", multiple=True, default=tuple(GAMES),
-              show_default=True, help="Variants to test (repeatable).")
-@click.option("--pairing", "pairings", multiple=True, type=click.Choice(PAIRINGS),
-              default=PAIRINGS, show_default=True, help="Pairings to play (repeatable).")
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    default=tuple(GAMES),
+    show_default=True,
+    help="Variants to test (repeatable).",
+)
+@click.option(
+    "--pairing",
+    "pairings",
+    multiple=True,
+    type=click.Choice(PAIRINGS),
+    default=PAIRINGS,
+    show_default=True,
+    help="Pairings to play (repeatable).",
+)
 @click.option("--games", type=click.IntRange(min=2), default=40, show_default=True)
-@click.option("--movetime", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Engine ms per move against random and greedy.")
+@click.option(
+    "--movetime",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Engine ms per move against random and greedy.",
+)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-def strength_command(variants: tuple[str, ...], pairings: tuple[str, ...], games: int,
-                     movetime: int, jobs: int) -> None:
+def strength_command(
+    variants: tuple[str, ...], pairings: tuple[str, ...], games: int, movetime: int, jobs: int
+) -> None:
     """Play the engine against random and greedy movers and depth 4 against depth 2."""
     engine = Player("engine-time", movetime)
     for variant in variants:
@@ -222,8 +242,14 @@ def strength_command(variants: tuple[str, ...], pairings: tuple[str, ...], games
             elif pairing == "greedy":
                 run_pairing(variant, engine, Player("greedy"), games, jobs, click.echo)
             else:
-                run_pairing(variant, Player("engine-depth", 4), Player("engine-depth", 2),
-                            games, jobs, click.echo)
+                run_pairing(
+                    variant,
+                    Player("engine-depth", 4),
+                    Player("engine-depth", 2),
+                    games,
+                    jobs,
+                    click.echo,
+                )
             sys.stdout.flush()
 
 

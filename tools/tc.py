@@ -37,7 +37,7 @@ class TimeControl:
     moves: int = 0
 
     @staticmethod
-    def parse(text: str) -> "TimeControl":
+    def parse(text: str) -> TimeControl:
         """Parse cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2``."""
         match = _TC_RE.match(text.strip())
         if not match:
@@ -55,6 +55,7 @@ class TimeControl:
 
     def text(self) -> str:
         """The cutechess spelling (seconds), as in the PGN TimeControl tag."""
+
         def sec(ms: int) -> str:
             return f"{ms / 1000:g}"
 
@@ -78,8 +79,15 @@ class Limits:
 
     def validate(self) -> None:
         """Raise ValueError unless some limit bounds every search."""
-        if self.tc is None and self.movetime_ms is None and self.depth is None and self.nodes is None:
-            raise ValueError("no limit: give tc=, st=, depth= or nodes= (per engine or with --each)")
+        if (
+            self.tc is None
+            and self.movetime_ms is None
+            and self.depth is None
+            and self.nodes is None
+        ):
+            raise ValueError(
+                "no limit: give tc=, st=, depth= or nodes= (per engine or with --each)"
+            )
         if self.tc is not None and self.movetime_ms is not None:
             raise ValueError("tc= and st= exclude each other")
 
@@ -162,15 +170,17 @@ def go_command(proto: str, side: int, clocks: tuple[Clock, Clock]) -> str:
     own = clocks[side].limits
     parts = ["go"]
     if own.tc is not None:
-        names = ("p1time", "p2time", "p1inc", "p2inc") if proto == "ugi" else ("wtime", "btime", "winc", "binc")
+        names = (
+            ("p1time", "p2time", "p1inc", "p2inc")
+            if proto == "ugi"
+            else ("wtime", "btime", "winc", "binc")
+        )
         times = []
-        for i, clock in enumerate(clocks):
+        for clock in clocks:
             # The opponent may have no clock (e.g. depth-limited); report ours for both then.
             source = clock if clock.limits.tc is not None else clocks[side]
             times.append(max(source.remaining_ms, 1))
-        incs = [
-            (c.limits.tc.inc_ms if c.limits.tc is not None else own.tc.inc_ms) for c in clocks
-        ]
+        incs = [(c.limits.tc.inc_ms if c.limits.tc is not None else own.tc.inc_ms) for c in clocks]
         parts += [names[0], str(times[0]), names[1], str(times[1])]
         parts += [names[2], str(incs[0]), names[3], str(incs[1])]
         mtg = clocks[side].movestogo()

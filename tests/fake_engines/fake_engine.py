@@ -71,7 +71,9 @@ def main() -> None:
         cmd = tokens[0]
         if cmd in ("uci", "ugi"):
             out("id name fake")
-            out("option name UCI_Variant type combo default zola var zola var zola-8 var zola-10 var zhadu var zhadu-star")
+            out(
+                "option name UCI_Variant type combo default zola var zola var zola-8 var zola-10 var zhadu var zhadu-star"
+            )
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
             if mode != "no-ready":
@@ -84,7 +86,9 @@ def main() -> None:
                 variant = value.strip()
             elif name == "zhadu quiet":
                 quiet = value.strip()
-            rules = make_rules(variant, {"quiet": quiet} if quiet and variant.startswith("zhadu") else None)
+            rules = make_rules(
+                variant, {"quiet": quiet} if quiet and variant.startswith("zhadu") else None
+            )
             state = rules.start()
         elif cmd in ("ucinewgame", "uginewgame"):
             state = rules.start()
@@ -94,7 +98,11 @@ def main() -> None:
             if head.startswith("moves"):
                 head, moves = "startpos", head[5:]
             head = head.strip()
-            state = rules.start() if head == "startpos" else rules.parse_position(head.removeprefix("fen ").strip())
+            state = (
+                rules.start()
+                if head == "startpos"
+                else rules.parse_position(head.removeprefix("fen ").strip())
+            )
             for text in moves.split():
                 state.play(state.parse_move(text))
         elif cmd == "go":
@@ -136,7 +144,7 @@ def main() -> None:
 def _illegal(state, legal) -> str:
     """A well-formed move of this game that is not legal here."""
     legal_texts = {text for text, _ in legal}
-    for text, move in legal:
+    for _text, move in legal:
         state.play(move)
         for other, _ in sorted_moves(state):
             if other not in legal_texts and other != "pass":
