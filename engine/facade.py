@@ -210,7 +210,7 @@ class Engine:
     def result(self) -> str:
         """``p1win``, ``p2win``, ``draw`` or ``none``."""
         outcome = self.state.outcome()
-        return "none" if outcome is None else outcome.value
+        return "none" if outcome is None else outcome.result.value
 
     def side_to_move(self) -> str:
         """``p1`` or ``p2``."""

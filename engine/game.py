@@ -14,34 +14,12 @@ code-point order of the text (:func:`legal_moves_text`).
 
 from __future__ import annotations
 
-import enum
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-
-class Outcome(enum.Enum):
-    """How a finished game ended."""
-
-    P1_WIN = "p1win"
-    P2_WIN = "p2win"
-    DRAW = "draw"
-
-    @property
-    def result(self) -> str:
-        """The result as written in game records: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-        return {"p1win": "1-0", "p2win": "0-1", "draw": "1/2-1/2"}[self.value]
-
-    @property
-    def winner(self) -> int | None:
-        """0 for p1, 1 for p2, None for a draw."""
-        return {"p1win": 0, "p2win": 1, "draw": None}[self.value]
-
-    @staticmethod
-    def win_for(side: int) -> Outcome:
-        """The outcome in which ``side`` (0 = p1, 1 = p2) wins."""
-        return Outcome.P1_WIN if side == 0 else Outcome.P2_WIN
+from zengine.engine.values import Outcome
 
 
 class GameError(ValueError):
@@ -202,15 +180,12 @@ class State(ABC):
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
-        """The outcome if the game is over, else None."""
+        """How the game ended (result, ``Termination.RULES`` and the rule's own word, such as
+        ``repetition``) if it is over, else None."""
 
     def is_over(self) -> bool:
         """Whether the game has ended."""
         return self.outcome() is not None
-
-    def termination(self) -> str | None:
-        """Why the game ended, in a few words (``"all captured"``, ``"repetition"``)."""
-        return None if self.outcome() is None else "rules"
 
     # --- text --------------------------------------------------------------------------------
     @abstractmethod

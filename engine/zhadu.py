@@ -55,13 +55,17 @@ from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
-    Outcome,
     PositionError,
     RuleOption,
     Rules,
     State,
     UnknownRuleError,
 )
+from zengine.engine.values import Outcome, Result, Termination
+
+DRAW_BY_TWO_PASSES = Outcome(Result.DRAW, Termination.RULES, "two passes")
+DRAW_BY_REPETITION = Outcome(Result.DRAW, Termination.RULES, "repetition")
+DRAW_BY_QUIET_LIMIT = Outcome(Result.DRAW, Termination.RULES, "quiet limit")
 
 TRIANGLES = "abcdefgh"
 POINT_NAMES: tuple[str, ...] = tuple(f"{t}{d}" for t in TRIANGLES for d in "0123")
@@ -335,7 +339,7 @@ class ZhaduState(State):
         first: list[int],
         quiet: int,
         ply: int,
-        result: tuple[Outcome, str] | None,
+        result: Outcome | None,
     ) -> None:
         self.rules = rules
         self.g = rules.geometry
@@ -361,7 +365,7 @@ class ZhaduState(State):
         # Occurrences of each movement-phase position key; the given position counts once.
         self.rep: dict[int, int] = {key: 1} if ply >= SETUP_PLIES else {}
         self.stack: list[tuple] = []
-        self.result = result  # (Outcome, termination) once over
+        self.result = result  # once over
 
     # --- moves -------------------------------------------------------------------------------
     def legal_moves(self) -> list[int]:
@@ -536,13 +540,13 @@ class ZhaduState(State):
             seen = rep.get(key, 0) + 1
             rep[key] = seen
             if won is not None:
-                self.result = (Outcome.win_for(stm), won)
+                self.result = Outcome(Result.win_for(stm), Termination.RULES, won)
             elif self.passes >= 2:
-                self.result = (Outcome.DRAW, "two passes")
+                self.result = DRAW_BY_TWO_PASSES
             elif seen >= 3:
-                self.result = (Outcome.DRAW, "repetition")
+                self.result = DRAW_BY_REPETITION
             elif self.limit and self.quiet >= self.limit:
-                self.result = (Outcome.DRAW, "quiet limit")
+                self.result = DRAW_BY_QUIET_LIMIT
 
     def undo(self) -> None:
         move, key, quiet, passes, first, victim = self.stack.pop()
@@ -604,12 +608,9 @@ class ZhaduState(State):
 
     # --- the game's state ---------------------------------------------------------------------
     def outcome(self) -> Outcome | None:
-        return None if self.result is None else self.result[0]
-
-    def termination(self) -> str | None:
-        """``sharing``, ``first capture of the 4``, ``repetition``, ``quiet limit``,
-        ``two passes``, or None while the game goes on."""
-        return None if self.result is None else self.result[1]
+        """Its detail is ``sharing``, ``first capture of the 4``, ``repetition``, ``quiet
+        limit`` or ``two passes``."""
+        return self.result
 
     # --- accessors (for the evaluation and tools) ----------------------------------------------
     @property
@@ -779,7 +780,7 @@ class ZhaduState(State):
         if self.result is None:
             lines.append(f"{names[self.stm]} ({'WB'[self.stm]}) to move")
         else:
-            lines.append(f"Game over: {self.result[0].result} ({self.result[1]})")
+            lines.append(f"Game over: {self.result.result.pgn} ({self.result.detail})")
         return "\n".join(lines)
 
 
@@ -948,7 +949,7 @@ def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
             raise PositionError(f"{names[winner]} has won, so {names[winner]} cannot be to move")
         if quiet:
             raise PositionError("the game was won by a capture, so quiet must be 0")
-        result = (Outcome.win_for(winner), why)
+        result = Outcome(Result.win_for(winner), Termination.RULES, why)
     elif rules.quiet and quiet >= rules.quiet:
-        result = (Outcome.DRAW, "quiet limit")
+        result = DRAW_BY_QUIET_LIMIT
     return ZhaduState(rules, pos, stm, first, quiet, ply, result)

@@ -26,12 +26,15 @@ from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
-    Outcome,
     PositionError,
     Rules,
     State,
     UnknownRuleError,
 )
+from zengine.engine.values import Outcome, Result, Termination
+
+RED_WINS = Outcome(Result.P1_WIN, Termination.RULES, "every Blue checker captured")
+BLUE_WINS = Outcome(Result.P2_WIN, Termination.RULES, "every Red checker captured")
 
 CAPTURE = 1 << 14
 PASS = 1 << 15
@@ -370,17 +373,10 @@ class ZolaState(State):
     def outcome(self) -> Outcome | None:
         red, blue = self.boards
         if not blue:
-            return Outcome.P1_WIN
+            return RED_WINS
         if not red:
-            return Outcome.P2_WIN
+            return BLUE_WINS
         return None
-
-    def termination(self) -> str | None:
-        outcome = self.outcome()
-        if outcome is None:
-            return None
-        loser = self.rules.player_names[1 - outcome.winner]  # type: ignore[operator]
-        return f"every {loser} checker captured"
 
     def checkers(self, side: int) -> int:
         """The bitboard of one side's checkers (0 = Red, 1 = Blue)."""

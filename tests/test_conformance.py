@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from zengine.engine.game import Outcome, State, legal_moves_text, sorted_moves
+from zengine.engine.game import State, legal_moves_text, sorted_moves
+from zengine.engine.values import Outcome
 from zengine.engine.variants import make_rules, variant_names
 
 VARIANTS = variant_names()

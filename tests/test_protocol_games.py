@@ -24,7 +24,7 @@ def check_position(engine: Pipe, state) -> None:
     )
     outcome = state.outcome()
     assert engine.ask("query gameover") == f"response {'true' if outcome else 'false'}"
-    assert engine.ask("query result") == f"response {outcome.value if outcome else 'none'}"
+    assert engine.ask("query result") == f"response {outcome.result.value if outcome else 'none'}"
 
 
 @pytest.mark.parametrize("variant", variant_names())
@@ -66,6 +66,6 @@ def test_whole_game(variant: str) -> None:
     assert lines[-3:] == [
         f"fen {state.position_text()}",
         f"turn {'p1' if state.side_to_move == 0 else 'p2'}",
-        f"result {state.outcome().value}",
+        f"result {state.outcome().result.value}",
     ]
     assert engine.close() == (0, b"")

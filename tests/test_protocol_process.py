@@ -115,7 +115,7 @@ def test_ugi_session_as_cutegames_runs_it() -> None:
     child.sendline("query result")
     result = read_line(child)
     outcome = state.outcome()
-    assert result == f"response {'none' if outcome is None else outcome.value}"
+    assert result == f"response {'none' if outcome is None else outcome.result.value}"
     assert finish(child) == 0
 
 

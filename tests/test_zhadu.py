@@ -15,11 +15,11 @@ from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
-    Outcome,
     PositionError,
     UnknownRuleError,
     legal_moves_text,
 )
+from zengine.engine.values import Outcome, Result, Termination
 from zengine.engine.variants import make_rules, variant_names
 from zengine.engine.zhadu import (
     GEOMETRY,
@@ -248,7 +248,7 @@ def test_a_capture_that_completes_the_sharing_wins() -> None:
     state = position(SHARING)
     assert state.winning_values(0) == {3, 123}
     play(state, "c0xc1")
-    assert state.outcome() is Outcome.P1_WIN and state.termination() == "sharing"
+    assert state.outcome() == Outcome(Result.P1_WIN, Termination.RULES, "sharing")
     assert state.legal_moves() == [] and state.count_moves() == 0
     assert state.position_text() == "1c1,2a1,3a2,4a3,123b0/2c2,4h2,123h3 b 1/- 0 41"
     with pytest.raises(IllegalMoveError):
@@ -276,13 +276,13 @@ def test_black_wins_by_the_sharing_too() -> None:
     state = position("1a0,3a2,4a3,123c3/1h0,2h1,3h2,4h3,123e3 b -/2 7 40")
     assert state.winning_values(1) == {123}
     play(state, "e3xc3")
-    assert state.outcome() is Outcome.P2_WIN and state.termination() == "sharing"
+    assert state.outcome() == Outcome(Result.P2_WIN, Termination.RULES, "sharing")
 
 
 def test_first_capture_of_the_four_wins() -> None:
     state = position("1c0,2a1,3a2,4a3,123b0/1h0,2h1,3c2,4c1,123g0 w -/- 0 30")
     play(state, "c0xc1")
-    assert state.outcome() is Outcome.P1_WIN and state.termination() == "first capture of the 4"
+    assert state.outcome() == Outcome(Result.P1_WIN, Termination.RULES, "first capture of the 4")
     assert state.first_capture(0) == 4
     state.undo()
     play(state, "c0xc2")
@@ -302,20 +302,20 @@ def test_third_repetition_draws_and_undo_restores_the_counts() -> None:
     play(state, "c0-c0", "h2-h2", "c0-c0")
     assert state.outcome() is None
     play(state, "h2-h2")
-    assert state.outcome() is Outcome.DRAW and state.termination() == "repetition"
+    assert state.outcome() == Outcome(Result.DRAW, Termination.RULES, "repetition")
     state.undo()
     state.undo()
     assert state.outcome() is None
     play(state, "c0-c0")
     assert state.outcome() is None
     play(state, "h2-h2")
-    assert state.termination() == "repetition"
+    assert state.outcome().detail == "repetition"
     for _ in range(4):
         state.undo()
     play(state, "c0-b1", "h2-h2", "b1-c0", "h2-h2")  # HEMMED again: its second occurrence
     assert state.outcome() is None
     play(state, "c0-c0", "h2-h2")  # and its third
-    assert state.termination() == "repetition"
+    assert state.outcome().detail == "repetition"
 
 
 def test_a_copy_keeps_the_repetition_history() -> None:
@@ -323,7 +323,7 @@ def test_a_copy_keeps_the_repetition_history() -> None:
     play(state, "c0-c0", "h2-h2")
     copy = state.copy()
     play(copy, "c0-c0", "h2-h2")
-    assert copy.termination() == "repetition" and state.outcome() is None
+    assert copy.outcome().detail == "repetition" and state.outcome() is None
 
 
 def test_quiet_limit() -> None:
@@ -331,16 +331,16 @@ def test_quiet_limit() -> None:
     play(state, "c0-c0", "h2-h2", "c0-b1")
     assert state.outcome() is None and state.quiet == 3
     play(state, "h2-h2")
-    assert state.outcome() is Outcome.DRAW and state.termination() == "quiet limit"
+    assert state.outcome() == Outcome(Result.DRAW, Termination.RULES, "quiet limit")
     state.undo()
     play(state, "h2-g2")
-    assert state.termination() == "quiet limit"
+    assert state.outcome().detail == "quiet limit"
 
 
 def test_captures_reset_quiet_and_zero_turns_the_limit_off() -> None:
     state = position(HEMMED, quiet="2")
     play(state, "c0-c0", "h2-h2")
-    assert state.termination() == "quiet limit"
+    assert state.outcome().detail == "quiet limit"
     state.undo()
     play(state, "c2xc1")  # Black's 3: c2-e2-c2-c1, through its own start
     assert state.quiet == 0 and state.outcome() is None and state.first_capture(1) == 1
@@ -356,7 +356,7 @@ def test_setup_plies_are_not_quiet() -> None:
         state.play(state.legal_moves()[0])
     assert state.quiet == 0 and state.outcome() is None
     state.play(state.legal_moves()[0])  # no capture reaches across the board in one move
-    assert state.termination() == "quiet limit"
+    assert state.outcome().detail == "quiet limit"
 
 
 def test_forced_pass_in_the_walled_in_position() -> None:
@@ -396,20 +396,20 @@ def test_start_and_after_setup_strings_round_trip() -> None:
 @pytest.mark.parametrize(
     "text,outcome,why",
     [
-        ("1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 b 2/- 0 39", Outcome.P1_WIN, "sharing"),
+        ("1a0,2a1,3a2,4a3,123b0/1h0,3h2,4h3 b 2/- 0 39", Result.P1_WIN, "sharing"),
         (
             "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,123g0 b 4/- 0 11",
-            Outcome.P1_WIN,
+            Result.P1_WIN,
             "first capture of the 4",
         ),
-        ("1a0,2a1,4a3/1h0,2h1,3h2,4h3,123g0 w -/3 0 25", Outcome.P2_WIN, "sharing"),
-        ("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 100 150", Outcome.DRAW, "quiet limit"),
+        ("1a0,2a1,4a3/1h0,2h1,3h2,4h3,123g0 w -/3 0 25", Result.P2_WIN, "sharing"),
+        ("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 100 150", Result.DRAW, "quiet limit"),
     ],
     ids=["sharing", "four", "black-sharing", "quiet"],
 )
-def test_finished_games_read_from_the_string(text: str, outcome: Outcome, why: str) -> None:
+def test_finished_games_read_from_the_string(text: str, outcome: Result, why: str) -> None:
     state = position(text)
-    assert state.outcome() is outcome and state.termination() == why
+    assert state.outcome() == Outcome(outcome, Termination.RULES, why)
     assert state.legal_moves() == [] and state.count_moves() == 0 and state.captures() == []
     assert "Game over" in state.diagram()
     with pytest.raises(IllegalMoveError, match="over"):
@@ -420,7 +420,7 @@ def test_quiet_draw_depends_on_the_limit() -> None:
     text = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 100 150"
     assert position(text, quiet="101").outcome() is None
     assert position(text, quiet="0").outcome() is None
-    assert position(text, quiet="99").termination() == "quiet limit"
+    assert position(text, quiet="99").outcome().detail == "quiet limit"
 
 
 FULL_SET = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0"

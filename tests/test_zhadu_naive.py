@@ -50,7 +50,7 @@ def crosscheck_game(
         assert texts == naive.legal(), where
         assert state.position_text() == naive.position(), where
         outcome = state.outcome()
-        got = None if outcome is None else (outcome.result, state.termination())
+        got = None if outcome is None else (outcome.result.pgn, outcome.detail)
         assert got == naive.result, where
         for side, colour in ((0, "w"), (1, "b")):
             first = state.first_capture(side)
@@ -58,7 +58,7 @@ def crosscheck_game(
         assert state.count_moves() == len(texts), where
         compared += 1
         if not texts:
-            return state.termination(), compared
+            return (None if outcome is None else outcome.detail), compared
         move = _choose(rng, texts, appetite)
         state.play(state.parse_move(move))
         naive.play(move)

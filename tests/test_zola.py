@@ -12,10 +12,10 @@ import pytest
 from zengine.engine.game import (
     IllegalMoveError,
     InvalidMoveError,
-    Outcome,
     PositionError,
     legal_moves_text,
 )
+from zengine.engine.values import Result
 from zengine.engine.variants import make_rules
 from zengine.engine.zola import PASS, ZolaRules
 
@@ -127,7 +127,10 @@ def test_games_always_end_with_a_winner(size: int) -> None:
             state.play(rng.choice(state.legal_moves()))
             plies += 1
             assert plies < 10_000
-        assert state.outcome() in (Outcome.P1_WIN, Outcome.P2_WIN)
+        assert state.outcome() is not None and state.outcome().result in (
+            Result.P1_WIN,
+            Result.P2_WIN,
+        )
         loser = 1 - state.outcome().winner
         assert state.checkers(loser) == 0 and state.checkers(1 - loser) != 0
 
@@ -200,6 +203,6 @@ def test_lenient_move_input_and_illegal_moves() -> None:
         with pytest.raises(IllegalMoveError):
             state.parse_move(text)
     over = ZolaRules(6).parse_position("6/6/6/6/6/r5 b")
-    assert over.outcome() is Outcome.P1_WIN and over.legal_moves() == []
+    assert over.outcome().result is Result.P1_WIN and over.legal_moves() == []
     with pytest.raises(IllegalMoveError, match="over"):
         over.parse_move("a1-b2")

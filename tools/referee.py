@@ -144,7 +144,7 @@ def play_game(
     while True:
         outcome = state.outcome()
         if outcome is not None:
-            return finish(outcome.result, NORMAL, state.termination() or "game over by the rules")
+            return finish(outcome.result.pgn, NORMAL, outcome.reason())
         played = len(out.moves)
         if adjudication.max_plies and played >= adjudication.max_plies:
             return finish("1/2-1/2", MAX_PLIES, f"draw: {played} plies played, the limit")
