@@ -15,7 +15,7 @@ code-point order of the text (:func:`legal_moves_text`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +73,14 @@ class RuleOption:
     max: int
 
 
+@dataclass(frozen=True)
+class SearchParameters:
+    """Per-game settings the search reads from :meth:`Rules.search_parameters`."""
+
+    #: Quiescence plies beyond the horizon.
+    quiescence_depth: int = 8
+
+
 class Rules(ABC):
     """A game with fixed rule options: the factory of its positions."""
 
@@ -96,6 +104,16 @@ class Rules(ABC):
     @abstractmethod
     def parse_position(self, text: str) -> State:
         """The position a position string describes; raises :class:`PositionError`."""
+
+    def evaluation(self) -> Callable[[State], int]:
+        """The game's static evaluation: ``f(state) -> centipawns for the side to move``."""
+        from zengine.engine.variants import evaluation_for
+
+        return evaluation_for(self)
+
+    def search_parameters(self) -> SearchParameters:
+        """The search settings of this game."""
+        return SearchParameters(getattr(self.evaluation(), "quiescence_depth", 8))
 
     def describe(self) -> str:
         """The variant with its rules, as text for people and records (``zhadu quiet 50``)."""
