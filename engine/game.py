@@ -153,6 +153,12 @@ class State(ABC):
         """``len(self.legal_moves())``, possibly faster: perft's bulk count at the leaves."""
         return len(self.legal_moves())
 
+    def is_legal_move(self, move: int) -> bool:
+        """Whether ``move`` (any int, e.g. a transposition-table move) is legal here.
+
+        Games override this with a check cheaper than generating every move."""
+        return move in self.legal_moves()
+
     @abstractmethod
     def is_capture(self, move: int) -> bool:
         """Whether the (legal) move captures a stone."""
