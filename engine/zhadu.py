@@ -801,7 +801,7 @@ class ZhaduState(State):
                 (
                     element(
                         "polygon",
-                        class_="triangle",
+                        class_=_triangle_class(t),
                         data_triangle=t,
                         points=" ".join(f"{number(x)},{number(y)}" for x, y in corners),
                         fill=_triangle_fill(t),
@@ -962,6 +962,18 @@ class ZhaduState(State):
         the walk was possible with the stones as they stood; a capture (the quiet count is 0
         after it) and a pass are rebuilt the same way."""
         cleaned = text.strip().lower()
+        placement = _PLACE_RE.fullmatch(cleaned)
+        step = _MOVE_RE.fullmatch(cleaned)
+        if placement:
+            if placement[1] not in KIND_OF_TEXT:
+                raise InvalidMoveError(f"'{text}': no stone '{placement[1]}' (stones: 1 2 3 4 123)")
+            p, kind = _point(text, placement[2]), KIND_OF_TEXT[placement[1]]
+        elif step:
+            fr, to = _point(text, step[1]), _point(text, step[3])
+        elif cleaned != "pass":
+            raise InvalidMoveError(
+                f"'{text}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
+            )
         mover = self.stm ^ 1
         colour = self.rules.player_names[mover]
 
@@ -970,11 +982,20 @@ class ZhaduState(State):
 
         if self.ply == 0:
             raise cannot("no move has been played")
+        if placement:
+            if self.ply > SETUP_PLIES:
+                raise cannot("the setup was over")
+            if self.pos[5 * mover + kind] != p:
+                raise cannot(f"{colour}'s {placement[1]} is not on {POINT_NAMES[p]}")
+            return PLACE | kind << 5 | p
+        if self.ply <= SETUP_PLIES:
+            raise cannot("the last move was a placement")
+        # Only a capture resets the quiet count, so 0 after the setup means the last move
+        # captured, and the point it ended on held an enemy stone before.
+        captured = self.quiet == 0
         occupied = self.occ[0] | self.occ[1]
-        if cleaned == "pass":
-            if self.ply <= SETUP_PLIES:
-                raise cannot("the last move was a placement")
-            if self.quiet == 0:
+        if not step:  # a pass: the mover had no move with the stones as they stand
+            if captured:
                 raise cannot("the last move captured")
             for kind in range(5):
                 p = self.pos[5 * mover + kind]
@@ -982,32 +1003,11 @@ class ZhaduState(State):
                 if p >= 0 and self.g.destinations(p, kind, occupied) & free:
                     raise cannot(f"{colour}'s {VALUE_TEXT[kind]} on {POINT_NAMES[p]} could move")
             return PASS
-        placement = _PLACE_RE.fullmatch(cleaned)
-        if placement:
-            if placement[1] not in KIND_OF_TEXT:
-                raise InvalidMoveError(f"'{text}': no stone '{placement[1]}' (stones: 1 2 3 4 123)")
-            p, kind = _point(text, placement[2]), KIND_OF_TEXT[placement[1]]
-            if self.ply > SETUP_PLIES:
-                raise cannot("the setup was over")
-            if self.pos[5 * mover + kind] != p:
-                raise cannot(f"{colour}'s {placement[1]} is not on {POINT_NAMES[p]}")
-            return PLACE | kind << 5 | p
-        step = _MOVE_RE.fullmatch(cleaned)
-        if not step:
-            raise InvalidMoveError(
-                f"'{text}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
-            )
-        fr, to = _point(text, step[1]), _point(text, step[3])
-        if self.ply <= SETUP_PLIES:
-            raise cannot("the last move was a placement")
         piece = self.board[to]
         if piece < 0 or piece // 5 != mover:
             raise cannot(f"no {colour} stone on {POINT_NAMES[to]}")
         if fr != to and self.board[fr] >= 0:
             raise cannot(f"{POINT_NAMES[fr]} is not empty")
-        # Only a capture resets the quiet count, so 0 after the setup means the move captured
-        # and the point it ended on held an enemy stone before.
-        captured = self.quiet == 0
         if captured and fr == to:
             raise cannot("a stone returning to its point captures nothing")
         before = (occupied & ~(1 << to)) | (1 << fr) | (captured << to)
@@ -1296,6 +1296,11 @@ def _triangle_zone(triangle: str) -> int | None:
     """The side whose start zone holds all four points of a triangle, if any."""
     points = 15 << 4 * TRIANGLES.index(triangle)
     return next((side for side in (0, 1) if ZONES[side] & points == points), None)
+
+
+def _triangle_class(triangle: str) -> str:
+    zone = _triangle_zone(triangle)
+    return "triangle" if zone is None else f"triangle zone {_SIDE_CLASS[zone]}"
 
 
 def _triangle_fill(triangle: str) -> str:
