@@ -868,9 +868,9 @@ class ZhaduState(State):
                         data_point=POINT_NAMES[p],
                         cx=x,
                         cy=y,
-                        r=_STONE_R + 5.0,
+                        r=_STONE_R + 6.0,
                         fill=_ZONE_EDGE[zone],
-                        fill_opacity=0.45,
+                        fill_opacity=0.6,
                     )
                 )
             points.append(
@@ -950,7 +950,7 @@ class ZhaduState(State):
                 parts.append(label(x0, y0 + 58.0, "none yet", 14.0, text_anchor="start"))
             wins = sorted(self.winning_values(side))
             if self.result is None and wins:
-                goal = " or ".join(map(str, wins))
+                goal = " or ".join(filter(None, (", ".join(map(str, wins[:-1])), str(wins[-1]))))
                 parts.append(
                     label(x0, y0 + 100.0, f"Wins by taking {goal}", 14.0, text_anchor="start")
                 )
