@@ -273,6 +273,10 @@ class State(ABC):
         :class:`IllegalMoveError` for a move that cannot have led here. Games override this to
         check it against the position alone; this default needs the move in the history.
         """
+        try:
+            self.parse_move(text)  # bad notation is a syntax error wherever it is read
+        except IllegalMoveError:
+            pass
         if not self.history_length:
             raise IllegalMoveError(
                 f"cannot tell whether '{text}' led to this position: give the moves instead"

@@ -196,8 +196,11 @@ def test_the_default_last_move_needs_the_history() -> None:
     state.play(state.parse_move("a1xa2"))
     with pytest.raises(IllegalMoveError):
         State.parse_last_move(state, "a1xb1")
+    alone = state.rules.parse_position(state.position_text())
     with pytest.raises(IllegalMoveError):
-        State.parse_last_move(state.rules.parse_position(state.position_text()), "a1xa2")
+        State.parse_last_move(alone, "a1xa2")
+    with pytest.raises(InvalidMoveError):
+        State.parse_last_move(alone, "a1-z1")
 
 
 # --- Zola ----------------------------------------------------------------------------------------
