@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from zengine.engine.svg import document, element
 from zengine.engine.values import Outcome
 
 
@@ -231,6 +232,62 @@ class State(ABC):
     @abstractmethod
     def diagram(self) -> str:
         """A multi-line picture of the board for people (the protocol's ``d``)."""
+
+    # --- pictures (``zengine svg``) ----------------------------------------------------------
+    def svg(self, size: int = 480, last_move: int | None = None) -> str:
+        """The position as a self-contained SVG file ``size`` pixels wide, with ``last_move``
+        (the move that led here, as :meth:`parse_last_move` gives it) highlighted.
+
+        Games override this with a drawing of their board; this default writes
+        :meth:`diagram` as text, so every game has some picture.
+        """
+        lines = self.diagram().splitlines()
+        if last_move is not None:
+            before = self.copy()
+            if before.history_length:
+                before.undo()
+            lines += ["", f"Last move: {before.move_text(last_move)}"]
+        em, pad = 14.0, 10.0
+        width = max(len(line) for line in lines) * 0.6 * em + 2 * pad
+        height = len(lines) * 1.25 * em + 2 * pad
+        text = [
+            element(
+                "text",
+                text=line,
+                x=pad,
+                y=pad + (i + 0.8) * 1.25 * em,
+                font_family="DejaVu Sans Mono, Menlo, Consolas, monospace",
+                font_size=em,
+                **{"xml:space": "preserve"},
+            )
+            for i, line in enumerate(lines)
+        ]
+        body = [element("rect", width="100%", height="100%", fill="#ffffff"), *text]
+        return document(width, height, size, f"{self.rules.name}: {self.position_text()}", body)
+
+    def parse_last_move(self, text: str) -> int:
+        """The move a text names as the one just played to reach this position (to highlight
+        it in a picture of a position given without its moves).
+
+        Raises :class:`InvalidMoveError` for text that is no move in the notation and
+        :class:`IllegalMoveError` for a move that cannot have led here. Games override this to
+        check it against the position alone; this default needs the move in the history.
+        """
+        try:
+            self.parse_move(text)  # bad notation is a syntax error wherever it is read
+        except IllegalMoveError:
+            pass
+        if not self.history_length:
+            raise IllegalMoveError(
+                f"cannot tell whether '{text}' led to this position: give the moves instead"
+            )
+        before = self.copy()
+        before.undo()
+        move = before.parse_move(text)
+        before.play(move)
+        if before.key != self.key:
+            raise IllegalMoveError(f"'{text}' is not the move that led to this position")
+        return move
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.position_text()!r}>"

@@ -61,6 +61,7 @@ from zengine.engine.game import (
     State,
     UnknownRuleError,
 )
+from zengine.engine.svg import document, element, group, label, number
 from zengine.engine.values import Outcome, Result, Termination
 
 DRAW_BY_TWO_PASSES = Outcome(Result.DRAW, Termination.RULES, "two passes")
@@ -783,6 +784,237 @@ class ZhaduState(State):
             lines.append(f"Game over: {self.result.result.pgn} ({self.result.detail})")
         return "\n".join(lines)
 
+    # --- pictures (``zengine svg``) ----------------------------------------------------------
+    # Everything below draws the position; it reads the state and never changes it.
+
+    def svg(self, size: int = 480, last_move: int | None = None) -> str:
+        """The board as SVG: the eight triangles, the 32 points with their names, every step
+        of this variant (``class="step"``, the cross links ``class="step link"``), the start
+        zones, the stones (``class="stone white" data-point="a1" data-stone="123"``), beside the
+        board each side's stones in hand (``class="hand-stone white"``) or first capture
+        (``class="first-capture black" data-side="white"``), and the last move's points
+        (``class="last-move from|to" data-point=...``)."""
+        names = self.rules.player_names
+        body = [element("rect", width=_WIDTH, height=_HEIGHT, fill=_BACKGROUND)]
+        body.append(
+            group(
+                (
+                    element(
+                        "polygon",
+                        class_=_triangle_class(t),
+                        data_triangle=t,
+                        points=" ".join(f"{number(x)},{number(y)}" for x, y in corners),
+                        fill=_triangle_fill(t),
+                        stroke=_TRIANGLE_EDGE,
+                        stroke_width=2.0,
+                        stroke_linejoin="round",
+                    )
+                    for t, corners in _TRIANGLE_CORNERS.items()
+                ),
+                class_="triangles",
+            )
+        )
+        steps = []
+        for a, b in self.g.step_pairs:
+            (x1, y1), (x2, y2) = _AT[_INDEX[a]], _AT[_INDEX[b]]
+            link = a[0] != b[0]
+            steps.append(
+                element(
+                    "line",
+                    class_="step link" if link else "step",
+                    data_from=a,
+                    data_to=b,
+                    x1=x1,
+                    y1=y1,
+                    x2=x2,
+                    y2=y2,
+                    stroke=_LINK if link else _STEP,
+                    stroke_width=5.0 if link else 2.0,
+                    stroke_linecap="round",
+                )
+            )
+        body.append(group(steps, class_="steps"))
+        marks = []
+        if last_move is not None and not last_move & PASS:
+            to = last_move & 31 if last_move & PLACE else (last_move >> 5) & 31
+            ends = [("to", to)]
+            if not last_move & PLACE:
+                ends.insert(0, ("from", last_move & 31))
+            for role, p in ends:
+                x, y = _AT[p]
+                marks.append(
+                    element(
+                        "circle",
+                        class_=f"last-move {role}",
+                        data_point=POINT_NAMES[p],
+                        cx=x,
+                        cy=y,
+                        r=_STONE_R + 6.0,
+                        fill=_HIGHLIGHT if role == "to" else "none",
+                        stroke=_HIGHLIGHT,
+                        stroke_width=4.0,
+                        stroke_dasharray="6 4" if role == "from" else None,
+                    )
+                )
+        points = []
+        for p, (x, y) in enumerate(_AT):
+            zone = next((s for s in (0, 1) if ZONES[s] >> p & 1), None)
+            if zone is not None and _triangle_zone(POINT_NAMES[p][0]) is None:
+                # A zone point outside a zone triangle: a halo that shows around a stone.
+                points.append(
+                    element(
+                        "circle",
+                        class_=f"zone {_SIDE_CLASS[zone]}",
+                        data_point=POINT_NAMES[p],
+                        cx=x,
+                        cy=y,
+                        r=_STONE_R + 6.0,
+                        fill=_ZONE_EDGE[zone],
+                        fill_opacity=0.6,
+                    )
+                )
+            points.append(
+                element(
+                    "circle",
+                    class_="point",
+                    data_point=POINT_NAMES[p],
+                    cx=x,
+                    cy=y,
+                    r=_POINT_R,
+                    fill=_POINT_FILL if zone is None else _ZONE_FILL[zone],
+                    stroke=_POINT_EDGE if zone is None else _ZONE_EDGE[zone],
+                    stroke_width=1.5 if zone is None else 2.5,
+                )
+            )
+            points.append(label(x, y, POINT_NAMES[p], 11.0, fill=_POINT_INK))
+        body.append(group(points, class_="points"))
+        body.append(group(marks, class_="highlights"))
+        stones = []
+        for piece, p in enumerate(self.pos):
+            if p >= 0:
+                x, y = _AT[p]
+                stones.append(
+                    _stone(x, y, piece // 5, piece % 5, "stone", data_point=POINT_NAMES[p])
+                )
+        body.append(group(stones, class_="stones"))
+        body.append(self._svg_panel(0, _WHITE_PANEL))
+        body.append(self._svg_panel(1, _BLACK_PANEL))
+        if self.result is not None:
+            status = _result_text(self.result, names)
+        elif self.ply < SETUP_PLIES:
+            status = f"Setup, ply {self.ply}: {names[self.stm]} to place"
+        else:
+            status = f"Ply {self.ply}, quiet {self.quiet}: {names[self.stm]} to move"
+        caption = [label(_PAD, _HEIGHT - _CAPTION / 2, status, 17.0, text_anchor="start")]
+        if last_move is not None:
+            caption.append(
+                label(
+                    _WIDTH - _PAD,
+                    _HEIGHT - _CAPTION / 2,
+                    f"Last move: {self.move_text(last_move)}",
+                    17.0,
+                    text_anchor="end",
+                )
+            )
+        body.append(group(caption, class_="caption", fill=_INK))
+        title = f"{self.rules.name}: {self.position_text()}"
+        return document(_WIDTH, _HEIGHT, size, title, body, f"{self.rules.describe()}; {status}")
+
+    def _svg_panel(self, side: int, origin: tuple[float, float]) -> str:
+        """One side's box beside the board: its stones in hand during the setup, then its
+        first capture and the enemy stones whose capture would now win."""
+        x0, y0 = origin
+        name = self.rules.player_names[side]
+        to_move = self.result is None and self.stm == side
+        heading = name + (" to move" if to_move else "")
+        weight = "bold" if to_move else None
+        parts = [label(x0, y0, heading, 18.0, text_anchor="start", font_weight=weight)]
+        spacing = 2 * _STONE_R + 8.0
+        if self.ply < SETUP_PLIES:
+            parts.append(label(x0, y0 + 30.0, "In hand", 14.0, text_anchor="start"))
+            for i, value in enumerate(self.hand(side)):
+                x = x0 + _STONE_R + (i % 3) * spacing
+                y = y0 + 30.0 + 14.0 + _STONE_R + (i // 3) * spacing
+                parts.append(_stone(x, y, side, KIND_OF_VALUE[value], "hand-stone"))
+            if not self.hand(side):
+                parts.append(label(x0, y0 + 58.0, "none", 14.0, text_anchor="start"))
+        else:
+            parts.append(label(x0, y0 + 30.0, "First capture", 14.0, text_anchor="start"))
+            kind = self.first[side]
+            if kind >= 0:
+                x, y = x0 + _STONE_R, y0 + 44.0 + _STONE_R
+                parts.append(
+                    _stone(x, y, 1 - side, kind, "first-capture", data_side=_SIDE_CLASS[side])
+                )
+            else:
+                parts.append(label(x0, y0 + 58.0, "none yet", 14.0, text_anchor="start"))
+            wins = sorted(self.winning_values(side))
+            if self.result is None and wins:
+                goal = " or ".join(filter(None, (", ".join(map(str, wins[:-1])), str(wins[-1]))))
+                parts.append(
+                    label(x0, y0 + 100.0, f"Wins by taking {goal}", 14.0, text_anchor="start")
+                )
+        return group(parts, class_=f"panel {_SIDE_CLASS[side]}", fill=_INK)
+
+    def parse_last_move(self, text: str) -> int:
+        """The placement, move or pass a text names as the one that led here, checked against
+        this position alone: the stone stands where it went, the point it left is empty and
+        the walk was possible with the stones as they stood; a capture (the quiet count is 0
+        after it) and a pass are rebuilt the same way."""
+        cleaned = text.strip().lower()
+        placement = _PLACE_RE.fullmatch(cleaned)
+        step = _MOVE_RE.fullmatch(cleaned)
+        if placement:
+            if placement[1] not in KIND_OF_TEXT:
+                raise InvalidMoveError(f"'{text}': no stone '{placement[1]}' (stones: 1 2 3 4 123)")
+            p, kind = _point(text, placement[2]), KIND_OF_TEXT[placement[1]]
+        elif step:
+            fr, to = _point(text, step[1]), _point(text, step[3])
+        elif cleaned != "pass":
+            raise InvalidMoveError(
+                f"'{text}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
+            )
+        mover = self.stm ^ 1
+        colour = self.rules.player_names[mover]
+
+        def cannot(reason: str) -> IllegalMoveError:
+            return IllegalMoveError(f"'{text}' cannot be the last move: {reason}")
+
+        if self.ply == 0:
+            raise cannot("no move has been played")
+        if placement:
+            if self.ply > SETUP_PLIES:
+                raise cannot("the setup was over")
+            if self.pos[5 * mover + kind] != p:
+                raise cannot(f"{colour}'s {placement[1]} is not on {POINT_NAMES[p]}")
+            return PLACE | kind << 5 | p
+        if self.ply <= SETUP_PLIES:
+            raise cannot("the last move was a placement")
+        # Only a capture resets the quiet count, so 0 after the setup means the last move
+        # captured, and the point it ended on held an enemy stone before.
+        captured = self.quiet == 0
+        occupied = self.occ[0] | self.occ[1]
+        if not step:  # a pass: the mover had no move with the stones as they stand
+            if captured:
+                raise cannot("the last move captured")
+            for kind in range(5):
+                p = self.pos[5 * mover + kind]
+                free = (FULL ^ self.occ[mover]) | (1 << p)
+                if p >= 0 and self.g.destinations(p, kind, occupied) & free:
+                    raise cannot(f"{colour}'s {VALUE_TEXT[kind]} on {POINT_NAMES[p]} could move")
+            return PASS
+        piece = self.board[to]
+        if piece < 0 or piece // 5 != mover:
+            raise cannot(f"no {colour} stone on {POINT_NAMES[to]}")
+        if fr != to and self.board[fr] >= 0:
+            raise cannot(f"{POINT_NAMES[fr]} is not empty")
+        if captured and fr == to:
+            raise cannot("a stone returning to its point captures nothing")
+        before = (occupied & ~(1 << to)) | (1 << fr) | (captured << to)
+        if not self.g.destinations(fr, piece % 5, before) >> to & 1:
+            raise cannot(f"the {VALUE_TEXT[piece % 5]} cannot walk from {POINT_NAMES[fr]}")
+        return fr | to << 5 | (CAPTURE if captured else 0)
+
 
 _PLACE_RE = re.compile(r"(\d+)@([a-z]\d+)")
 _MOVE_RE = re.compile(r"([a-z]\d+)([-x]?)([a-z]\d+)")
@@ -953,3 +1185,131 @@ def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
     elif rules.quiet and quiet >= rules.quiet:
         result = DRAW_BY_QUIET_LIMIT
     return ZhaduState(rules, pos, stm, first, quiet, ply, result)
+
+
+# --- the picture's layout (ZhaduState.svg), in the units of the SVG's viewBox -----------------
+# The board is drawn true to its geometry: equilateral triangles of side _SIDE on the diamond's
+# nine grid vertices (TRIANGLE_VERTICES), each point halfway between its triangle's centre and
+# the vertex its dot sits at (the centre for dot 0), which spaces all neighbours equally.
+_SIDE = 180.0
+_ROW = _SIDE * 3**0.5 / 2
+_PAD = 20.0
+_PANEL = 150.0
+_CAPTION = 44.0
+_CENTRE_X = _PANEL + _PAD + _SIDE
+_TOP = _PAD + 28.0
+_BOTTOM = _TOP + 4 * _ROW
+_WIDTH = 2 * _CENTRE_X
+_HEIGHT = _BOTTOM + _PAD + _CAPTION
+_WHITE_PANEL = (_PAD, _BOTTOM - 150.0)
+_BLACK_PANEL = (_CENTRE_X + 100.0, _TOP + 10.0)
+_STONE_R = 19.0
+_POINT_R = 15.0
+
+# Grid vertex -> (half-sides right of the centre line, rows up from White's tip).
+_GRID = {
+    "B": (0, 0),
+    "L1": (-1, 1),
+    "R1": (1, 1),
+    "L2": (-2, 2),
+    "M2": (0, 2),
+    "R2": (2, 2),
+    "L3": (-1, 3),
+    "R3": (1, 3),
+    "T": (0, 4),
+}
+
+
+def _vertex(name: str) -> tuple[float, float]:
+    across, up = _GRID[name]
+    return _CENTRE_X + across * _SIDE / 2, _BOTTOM - up * _ROW
+
+
+_TRIANGLE_CORNERS: dict[str, tuple[tuple[float, float], ...]] = {
+    t: tuple(_vertex(v) for v in vertices) for t, vertices in TRIANGLE_VERTICES.items()
+}
+
+
+def _point_places() -> tuple[tuple[float, float], ...]:
+    places = []
+    for t in TRIANGLES:
+        corners = _TRIANGLE_CORNERS[t]
+        cx = sum(x for x, _ in corners) / 3
+        cy = sum(y for _, y in corners) / 3
+        places.append((cx, cy))
+        places.extend(((x + cx) / 2, (y + cy) / 2) for x, y in corners)
+    return tuple(places)
+
+
+#: point index -> centre of its circle in the picture.
+_AT = _point_places()
+
+_SIDE_CLASS = ("white", "black")
+_STONE_FILL = ("#fbf8ef", "#262626")
+_STONE_EDGE = ("#3b3b3b", "#000000")
+_STONE_INK = ("#1a1a1a", "#f4f4f4")
+_ZONE_FILL = ("#fdf1c7", "#d9d3e6")
+_ZONE_EDGE = ("#c99a1e", "#5b4b8a")
+_TRIANGLE_FILL = "#efe3c8"
+_ZONE_TRIANGLE_FILL = ("#f6dc8c", "#cfc3e3")
+_TRIANGLE_EDGE = "#b9a37a"
+_STEP = "#8c7b5c"
+_LINK = "#a0522d"
+_POINT_FILL = "#fffdf7"
+_POINT_EDGE = "#9c8b6c"
+_POINT_INK = "#8a7a5e"
+_HIGHLIGHT = "#e8a317"
+_INK = "#333333"
+_BACKGROUND = "#fbf8f2"
+
+
+def _stone(x: float, y: float, side: int, kind: int, role: str, **data: str) -> str:
+    """A stone: a disc with its value, tagged ``class="<role> white|black" data-stone=...``."""
+    value = VALUE_TEXT[kind]
+    return group(
+        [
+            element(
+                "circle",
+                cx=x,
+                cy=y,
+                r=_STONE_R,
+                fill=_STONE_FILL[side],
+                stroke=_STONE_EDGE[side],
+                stroke_width=2.0,
+            ),
+            label(
+                x,
+                y,
+                value,
+                14.0 if len(value) > 1 else 20.0,
+                fill=_STONE_INK[side],
+                font_weight="bold",
+            ),
+        ],
+        class_=f"{role} {_SIDE_CLASS[side]}",
+        data_stone=value,
+        **data,
+    )
+
+
+def _triangle_zone(triangle: str) -> int | None:
+    """The side whose start zone holds all four points of a triangle, if any."""
+    points = 15 << 4 * TRIANGLES.index(triangle)
+    return next((side for side in (0, 1) if ZONES[side] & points == points), None)
+
+
+def _triangle_class(triangle: str) -> str:
+    zone = _triangle_zone(triangle)
+    return "triangle" if zone is None else f"triangle zone {_SIDE_CLASS[zone]}"
+
+
+def _triangle_fill(triangle: str) -> str:
+    zone = _triangle_zone(triangle)
+    return _TRIANGLE_FILL if zone is None else _ZONE_TRIANGLE_FILL[zone]
+
+
+def _result_text(outcome: Outcome, names: tuple[str, str]) -> str:
+    if outcome.result is Result.DRAW:
+        return f"Draw by {outcome.detail}"
+    winner = names[0] if outcome.result is Result.P1_WIN else names[1]
+    return f"{winner} wins ({outcome.detail})"

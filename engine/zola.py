@@ -31,6 +31,7 @@ from zengine.engine.game import (
     State,
     UnknownRuleError,
 )
+from zengine.engine.svg import document, element, group, label, number
 from zengine.engine.values import Outcome, Result, Termination
 
 RED_WINS = Outcome(Result.P1_WIN, Termination.RULES, "every Blue checker captured")
@@ -459,3 +460,243 @@ class ZolaState(State):
         counts = f"Red (r) {red.bit_count()} checkers, Blue (b) {blue.bit_count()} checkers"
         lines.append(counts)
         return "\n".join(lines)
+
+    # --- pictures (``zengine svg``) ----------------------------------------------------------
+    # Everything below draws the position; it reads the state and never changes it.
+
+    def svg(self, size: int = 480, last_move: int | None = None) -> str:
+        """The board as SVG: squares with their coordinates, the checkers
+        (``class="checker red" data-square="c4"``) and the last move's squares and path
+        (``class="last-move from|to"``)."""
+        n = self.g.n
+        cell = _BOARD / n
+        left, top = _MARGIN, _PAD
+
+        def corner(sq: int) -> tuple[float, float]:
+            return left + (sq % n) * cell, top + (n - 1 - sq // n) * cell
+
+        def centre(sq: int) -> tuple[float, float]:
+            x, y = corner(sq)
+            return x + cell / 2, y + cell / 2
+
+        squares, coordinates, marks, checkers = [], [], [], []
+        for sq in range(n * n):
+            x, y = corner(sq)
+            dark = (sq % n + sq // n) % 2 == 0
+            squares.append(
+                element(
+                    "rect",
+                    class_="square",
+                    data_square=self.square_name(sq),
+                    x=x,
+                    y=y,
+                    width=cell,
+                    height=cell,
+                    fill=_DARK if dark else _LIGHT,
+                )
+            )
+        for i in range(n):
+            coordinates.append(
+                label(left + (i + 0.5) * cell, top + _BOARD + _MARGIN / 2, chr(97 + i), 15)
+            )
+            coordinates.append(
+                label(left - _MARGIN / 2, top + (n - 0.5 - i) * cell, str(i + 1), 15)
+            )
+        for side, colour in enumerate(_COLOURS):
+            bits = self.boards[side]
+            fill, edge = _CHECKER_FILL[side], _CHECKER_EDGE[side]
+            while bits:
+                low = bits & -bits
+                sq = low.bit_length() - 1
+                bits ^= low
+                x, y = centre(sq)
+                checkers.append(
+                    element(
+                        "circle",
+                        class_=f"checker {colour}",
+                        data_square=self.square_name(sq),
+                        cx=x,
+                        cy=y,
+                        r=cell * 0.4,
+                        fill=fill,
+                        stroke=edge,
+                        stroke_width=cell * 0.04,
+                    )
+                )
+                checkers.append(
+                    element(
+                        "circle",
+                        cx=x,
+                        cy=y,
+                        r=cell * 0.27,
+                        fill="none",
+                        stroke=edge,
+                        stroke_width=cell * 0.025,
+                        stroke_opacity=0.5,
+                    )
+                )
+        arrow: list[str] = []
+        if last_move is not None and last_move != PASS:
+            fr, to = last_move & _SQ, (last_move >> 7) & _SQ
+            for role, sq in (("from", fr), ("to", to)):
+                x, y = corner(sq)
+                marks.append(
+                    element(
+                        "rect",
+                        class_=f"last-move {role}",
+                        data_square=self.square_name(sq),
+                        x=x,
+                        y=y,
+                        width=cell,
+                        height=cell,
+                        fill=_HIGHLIGHT,
+                        fill_opacity=0.75,
+                    )
+                )
+            arrow.append(
+                _arrow(centre(fr), centre(to), cell, self.square_name(fr), self.square_name(to))
+            )
+        board_edge = element(
+            "rect",
+            x=left,
+            y=top,
+            width=_BOARD,
+            height=_BOARD,
+            fill="none",
+            stroke=_EDGE,
+            stroke_width=2.0,
+        )
+        names = self.rules.player_names
+        outcome = self.outcome()
+        status = f"{names[self.stm]} to move" if outcome is None else _outcome_text(outcome, names)
+        counts = ", ".join(f"{names[side]} {self.boards[side].bit_count()}" for side in (0, 1))
+        caption_y = top + _BOARD + _MARGIN + _CAPTION / 2
+        caption = [label(left, caption_y, f"{status} · {counts}", 16, text_anchor="start")]
+        if last_move is not None:
+            caption.append(
+                label(
+                    left + _BOARD,
+                    caption_y,
+                    f"Last move: {self.move_text(last_move)}",
+                    16,
+                    text_anchor="end",
+                )
+            )
+        width = _MARGIN + _BOARD + _PAD
+        height = top + _BOARD + _MARGIN + _CAPTION
+        body = [
+            element("rect", width=float(width), height=float(height), fill=_BACKGROUND),
+            group(squares, class_="board"),
+            group(marks, class_="highlights"),
+            board_edge,
+            group(coordinates, class_="coordinates", fill=_INK),
+            group(checkers, class_="checkers"),
+            group(arrow, class_="last-move-path"),
+            group(caption, class_="caption", fill=_INK),
+        ]
+        title = f"{self.rules.name}: {self.position_text()}"
+        return document(width, height, size, title, body, f"Zola {n}x{n}, {status}")
+
+    def parse_last_move(self, text: str) -> int:
+        """The step or capture (or pass) a text names as the move that led here, checked
+        against this position alone: the position before it is rebuilt and the move must be
+        legal there."""
+        cleaned = text.strip().lower()
+        mover = self.stm ^ 1
+        own, opp = self.boards[mover], self.boards[self.stm]
+        colour = self.rules.player_names[mover]
+        if cleaned == "pass":
+            if own and opp and not generate_moves(self.g, own, opp):
+                return PASS
+            raise IllegalMoveError(f"'{text}' cannot be the last move: {colour} had a move")
+        match = _MOVE_RE.match(cleaned)
+        if not match:
+            raise InvalidMoveError(f"'{text}' is no zola move (expected e.g. c3-b2, a1xa2 or pass)")
+        n = self.g.n
+        squares = []
+        for file_letter, rank_text in ((match[1], match[2]), (match[4], match[5])):
+            file, rank = ord(file_letter) - 97, int(rank_text)
+            if file >= n or not 1 <= rank <= n or rank_text.startswith("0"):
+                raise InvalidMoveError(
+                    f"'{text}': no square {file_letter}{rank_text} on a {n}x{n} board"
+                )
+            squares.append((rank - 1) * n + file)
+        fr, to = squares
+        if not own >> to & 1:
+            raise IllegalMoveError(
+                f"'{text}' cannot be the last move: no {colour} checker on {self.square_name(to)}"
+            )
+        if (own | opp) >> fr & 1:
+            raise IllegalMoveError(
+                f"'{text}' cannot be the last move: {self.square_name(fr)} is not empty"
+            )
+        # The separator is not trusted (input accepts either): a step goes strictly outward and
+        # a capture does not, so at most one of the two rebuilt positions makes the move legal.
+        before_own = own ^ (1 << to) ^ (1 << fr)
+        for move, before_opp in ((fr | to << 7 | CAPTURE, opp | 1 << to), (fr | to << 7, opp)):
+            if before_opp and move in generate_moves(self.g, before_own, before_opp):
+                return move
+        raise IllegalMoveError(
+            f"'{text}' cannot be the last move: it is no legal move in the position before"
+        )
+
+
+# Picture layout, in the units of the SVG's viewBox (the board is _BOARD units wide at any n).
+_BOARD = 480.0
+_MARGIN = 30.0  # room for the coordinates, left of and below the board
+_PAD = 14.0
+_CAPTION = 34.0
+_COLOURS = ("red", "blue")
+_CHECKER_FILL = ("#d0342c", "#2f6db5")
+_CHECKER_EDGE = ("#7a1712", "#163a66")
+_LIGHT, _DARK = "#f0e2c6", "#cfb58c"
+_HIGHLIGHT = "#f7d54a"
+_EDGE = "#6b5436"
+_INK = "#333333"
+_BACKGROUND = "#fbf8f2"
+
+
+def _outcome_text(outcome: Outcome, names: tuple[str, str]) -> str:
+    if outcome.result is Result.P1_WIN:
+        return f"{names[0]} wins"
+    if outcome.result is Result.P2_WIN:
+        return f"{names[1]} wins"
+    return "Draw"
+
+
+def _arrow(
+    start: tuple[float, float], end: tuple[float, float], cell: float, fr: str, to: str
+) -> str:
+    """A translucent arrow from the centre of one square to the next (a slide's whole path)."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    length = (dx * dx + dy * dy) ** 0.5
+    ux, uy = dx / length, dy / length
+    head, half = cell * 0.3, cell * 0.16
+    bx, by = x1 - ux * head, y1 - uy * head
+    points = (
+        f"{number(x1)},{number(y1)} {number(bx - uy * half)},{number(by + ux * half)} "
+        f"{number(bx + uy * half)},{number(by - ux * half)}"
+    )
+    return group(
+        [
+            element(
+                "line",
+                x1=x0,
+                y1=y0,
+                x2=bx,
+                y2=by,
+                stroke=_ARROW,
+                stroke_width=cell * 0.09,
+                stroke_linecap="round",
+            ),
+            element("polygon", points=points, fill=_ARROW),
+        ],
+        class_="last-move arrow",
+        data_from=fr,
+        data_to=to,
+        opacity=0.7,
+    )
+
+
+_ARROW = "#1d1d1d"

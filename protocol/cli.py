@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, str] = {
     "match": "zengine.tools.match:match_command",
     "perft": "zengine.engine.perft:perft_command",
     "strength": "zengine.tools.strength:strength_command",
+    "svg": "zengine.tools.svg:svg_command",
 }
 
 
