@@ -1,5 +1,5 @@
-"""Zhadu (R. A. Frederickson, 1993) as ``shared/spec/zhadu.md`` defines it, variants
-``zhadu`` (corner-corner steps inside a triangle) and ``zhadu-star`` (centre-corner only).
+"""Zhadu (R. A. Frederickson, 1993): the rules in docs/zhadu.md, variants ``zhadu``
+(corner-corner steps inside a triangle) and ``zhadu-star`` (centre-corner only).
 
 Board: 32 points, point ``4 * triangle + dot`` (``a0`` = 0, ``a1`` = 1, ..., ``h3`` = 31), one bit
 each in an int. The steps are *built* from the board's description (:func:`build_steps`): the
@@ -47,19 +47,19 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import combinations
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
     PositionError,
+    Rule,
     RuleOption,
     Rules,
     State,
-    UnknownRuleError,
 )
 from zengine.engine.values import Outcome, Result, Termination
 
@@ -266,10 +266,34 @@ class ZhaduRules(Rules):
 
     game = "zhadu"
     player_names = ("White", "Black")
-    VARIANTS: ClassVar[dict[str, dict[str, str]]] = {"zhadu": {}, "zhadu-star": {"links": "star"}}
-    DEFAULTS: ClassVar[dict[str, str]] = {"links": "full", "quiet": str(QUIET_DEFAULT)}
+    VARIANTS: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "zhadu": {},
+        "zhadu-star": {"links": "star"},
+    }
+    RULES = (
+        Rule("links", "full", tuple(GEOMETRY)),
+        Rule("quiet", str(QUIET_DEFAULT), low=0, high=QUIET_MAX),
+    )
     setup_plies = SETUP_PLIES
     ENGINE_OPTIONS = (RuleOption("quiet", "Zhadu Quiet", QUIET_DEFAULT, 0, QUIET_MAX),)
+    #: The start, then mid-game positions from short engine games after random setups.
+    BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
+        "zhadu": (
+            None,
+            "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+            "1b0,2a2,3a1,4a0/1h0,2h3,3e1,4g1,123h1 w -/123 2 18",
+            "1a2,2a3,3f1,4e0,123a0/1h0,2g0,3h3,4b1 w 123/- 11 26",
+            "1a0,2a1,4b2,123b1/1g1,3g0,123h1 w 2/3 6 26",
+        ),
+        "zhadu-star": (
+            None,
+            "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+            "1b0,2c1,3a1,4a0,123d1/1h0,2d0,3g3,4h2,123h1 w -/- 8 18",
+            "1a1,2d1,3c0,4c1,123b2/1h1,2h2,3h0,4f3,123f2 w -/- 16 26",
+            "1a2,2d1,3b0,4c1/1f1,2h3,4b1,123g2 w 3/123 7 26",
+            "1a2,2d1,3a1,4d2,123b1/1f3,2g2,3e2,4h3,123h2 w -/- 16 26",
+        ),
+    }
 
     def __init__(self, links: str = "full", quiet: int = QUIET_DEFAULT) -> None:
         if links not in GEOMETRY:
@@ -283,24 +307,15 @@ class ZhaduRules(Rules):
         self.name = "zhadu" if links == "full" else "zhadu-star"
 
     @classmethod
-    def from_options(cls, options: dict[str, str]) -> ZhaduRules:
+    def from_options(cls, options: Mapping[str, str]) -> ZhaduRules:
         """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
-        links, quiet = "full", QUIET_DEFAULT
-        for key, value in options.items():
-            text = str(value).strip().lower()
-            if key == "links":
-                if text not in ("full", "star"):
-                    raise BadRuleValueError(f"bad value '{value}' for rule 'links' (full or star)")
-                links = text
-            elif key == "quiet":
-                if not re.fullmatch(r"\d{1,6}", text) or int(text) > QUIET_MAX:
-                    raise BadRuleValueError(
-                        f"bad value '{value}' for rule 'quiet' (an integer 0..{QUIET_MAX})"
-                    )
-                quiet = int(text)
-            else:
-                raise UnknownRuleError(f"unknown rule '{key}' for zhadu (rules: links, quiet)")
-        return cls(links, quiet)
+        values = cls.rule_values(options)
+        return cls(values["links"], int(values["quiet"]))
+
+    def evaluation(self) -> Callable[[State], int]:
+        from zengine.engine.zhadu_eval import evaluate
+
+        return cast(Callable[[State], int], evaluate)
 
     def start(self) -> ZhaduState:
         return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)
