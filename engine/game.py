@@ -18,10 +18,12 @@ code-point order of the text (:func:`legal_moves_text`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from zengine.engine.values import Outcome
@@ -198,6 +200,17 @@ class Rules(ABC):
         texts = self.BENCH_POSITIONS.get(self.name, (None,))
         return [self.start() if text is None else self.parse_position(text) for text in texts]
 
+    @cached_property
+    def key_salt(self) -> int:
+        """A 64-bit number the game XORs into every position key of these rules.
+
+        Derived from the game and its rule options (not Python's per-process ``hash``), so the
+        same rules give the same keys in every process, and equal boards under different rules
+        (``zhadu`` and ``zhadu-star``, or another ``quiet``, which changes outcomes) never share
+        a key in a search table."""
+        digest = hashlib.blake2b(self.describe().encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "little")
+
     def describe(self) -> str:
         """The variant with its rules, as text for people and records (``zhadu quiet 50``)."""
         extra = " ".join(f"{k} {v}" for k, v in sorted(self.options.items()))
@@ -277,7 +290,8 @@ class State(ABC):
 
     @property
     def key(self) -> int:
-        """A 64-bit hash of everything that makes two positions the same for the rules."""
+        """A 64-bit hash of everything that makes two positions the same for the rules, and of
+        the rules themselves (:attr:`Rules.key_salt`)."""
         return self._key
 
     @property

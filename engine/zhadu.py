@@ -16,7 +16,8 @@ keyed by exactly those (:meth:`Geometry.destinations`): a position's moves cost 
 per stone, never a path search (walks with backtracking are bitboard layers: reach_i =
 neighbours(reach_{i-1}) & empty, the start counting as empty).
 
-The Zobrist key covers the stones, the side to move and both first captures. Setup positions
+The Zobrist key covers the stones, the side to move and both first captures, salted with the
+rules (``Rules.key_salt``: the links and the quiet limit, which changes outcomes). Setup positions
 need no phase key: they have no first captures and fewer than 10 stones, while a movement
 position missing a stone always has the opponent's first capture set. Whether the last move was a
 pass (which decides if a pass now ends the game) is not in the key, as the position string
@@ -362,7 +363,7 @@ class ZhaduState(State):
         self.pos = list(pos)  # piece (5 * side + kind) -> point, -1 off the board
         self.board = [-1] * POINTS  # point -> piece or -1
         self.occ = [0, 0]
-        key = SIDE_KEY if stm else 0
+        key = rules.key_salt ^ (SIDE_KEY if stm else 0)
         for piece, p in enumerate(self.pos):
             if p >= 0:
                 self.board[p] = piece

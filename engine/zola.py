@@ -327,7 +327,7 @@ class ZolaState(State):
         self.stm = stm
         self.stack: list[int] = []
         z0, z1 = self.g.zobrist
-        key = self.g.side_key if stm else 0
+        key = rules.key_salt ^ (self.g.side_key if stm else 0)
         for sq in range(self.g.n * self.g.n):
             if red >> sq & 1:
                 key ^= z0[sq]

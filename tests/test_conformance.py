@@ -2,7 +2,8 @@
 
 Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
 unique and sorted as text, count and capture lists agree, moves and position strings
-round-trip, and make/unmake restores position and hash. New games get these for free.
+round-trip, and make/unmake restores position and hash. Position keys differ between rule sets
+of a game. New games get these for free.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import random
 
 import pytest
 
-from zengine.engine.game import State, legal_moves_text, sorted_moves
+from zengine.engine.game import PositionError, Rules, State, legal_moves_text, sorted_moves
 from zengine.engine.values import Outcome
 from zengine.engine.variants import make_rules, variant_names
 
@@ -116,3 +117,40 @@ def test_registry_names_round_trip(variant: str) -> None:
     assert rules.name == variant
     assert make_rules(rules.game, rules.options) == rules
     assert make_rules(variant.upper()).name == variant
+
+
+def _other_rule_sets(rules: Rules) -> list[Rules]:
+    """The same game with one rule at a time set to each other value it declares (for a range:
+    its ends)."""
+    others = []
+    for rule in type(rules).RULES:
+        values = rule.choices or (str(rule.low), str(rule.high))
+        for value in values:
+            if value != rules.options[rule.name]:
+                others.append(type(rules).from_options({**rules.options, rule.name: value}))
+    return others
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_keys_are_salted_per_rule_set(variant: str) -> None:
+    # The same position string under other rules is another position for a search table.
+    rules = make_rules(variant)
+    compared = 0
+    for seed, other in enumerate(_other_rule_sets(rules)):
+        rng = random.Random(seed)
+        state = rules.start()
+        while not state.is_over() and state.history_length < 40:
+            try:
+                twin = other.parse_position(state.position_text())
+            except PositionError:
+                break  # a rule that changes the board (Zola's size): no shared strings
+            assert twin.key != state.key, (other, state.position_text())
+            compared += 1
+            for move in twin.legal_moves()[:3]:
+                before = twin.key
+                twin.play(move)
+                twin.undo()
+                assert twin.key == before
+            state.play(rng.choice(state.legal_moves()))
+    if not compared:
+        pytest.skip(f"no other rule set of {variant} reads its position strings")
