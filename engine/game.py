@@ -250,7 +250,8 @@ class State(ABC):
         return len(self.legal_moves())
 
     def is_legal_move(self, move: int) -> bool:
-        """Whether ``move`` (any int, e.g. a transposition-table move) is legal here.
+        """Whether ``move`` is one of :meth:`legal_moves`, for any int ``move`` (a table move
+        from another position, or garbage): never raises.
 
         Games override this with a check cheaper than generating every move."""
         return move in self.legal_moves()

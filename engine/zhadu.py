@@ -485,6 +485,35 @@ class ZhaduState(State):
             count += (ends & (free | (1 << p))).bit_count()
         return count or 1
 
+    def is_legal_move(self, move: int) -> bool:
+        """The rules checked for this one move, without generating the others."""
+        if self.result is not None or move < 0:
+            return False
+        stm = self.stm
+        own = self.occ[stm]
+        occupied = own | self.occ[stm ^ 1]
+        if move & PLACE:
+            kind = (move >> 5) & 7
+            p = move & 31
+            return (
+                move == PLACE | kind << 5 | p
+                and kind < 5
+                and self.ply < SETUP_PLIES
+                and self.pos[5 * stm + kind] < 0
+                and bool((ZONES[stm] & ~occupied) >> p & 1)
+            )
+        if move == PASS:
+            return self.legal_moves() == [PASS]
+        if move & ~(31 | 31 << 5 | CAPTURE) or self.ply < SETUP_PLIES:
+            return False
+        fr, to = move & 31, (move >> 5) & 31
+        piece = self.board[fr]
+        if piece < 0 or piece // 5 != stm:
+            return False
+        ends = self.g.destinations(fr, piece % 5, occupied) & ((FULL ^ own) | (1 << fr))
+        # a move onto an enemy stone is exactly a capture
+        return bool(ends >> to & 1) and bool(move & CAPTURE) == bool(self.occ[stm ^ 1] >> to & 1)
+
     def is_capture(self, move: int) -> bool:
         return bool(move & CAPTURE)
 

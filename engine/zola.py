@@ -66,6 +66,8 @@ class Geometry:
     start: tuple[int, int]
     zobrist: tuple[tuple[int, ...], tuple[int, ...]]
     side_key: int
+    # per square: (file, rank), for checking single moves (State.is_legal_move)
+    coords: tuple[tuple[int, int], ...]
 
 
 def _build(n: int) -> Geometry:
@@ -125,6 +127,7 @@ def _build(n: int) -> Geometry:
         start=(red, blue),
         zobrist=zobrist,  # type: ignore[arg-type]
         side_key=rng.getrandbits(64),
+        coords=tuple((sq % n, sq // n) for sq in range(n * n)),
     )
 
 
@@ -354,6 +357,29 @@ class ZolaState(State):
         if not own or not opp:
             return 0
         return count_moves(self.g, own, opp) or 1
+
+    def is_legal_move(self, move: int) -> bool:
+        """The rules checked for this one move, without generating the others."""
+        if move == PASS:
+            return self.legal_moves() == [PASS]
+        if move < 0 or move & ~(_SQ | _SQ << 7 | CAPTURE):
+            return False
+        g = self.g
+        fr, to = move & _SQ, (move >> 7) & _SQ
+        own, opp = self.boards[self.stm], self.boards[self.stm ^ 1]
+        if fr >= len(g.d2) or to >= len(g.d2) or not own >> fr & 1 or not opp:
+            return False
+        (f, r), (tf, tr) = g.coords[fr], g.coords[to]
+        df, dr = tf - f, tr - r
+        if not move & CAPTURE:
+            # a king step outward to an empty square
+            return max(abs(df), abs(dr)) == 1 and not (own | opp) >> to & 1 and g.d2[to] > g.d2[fr]
+        # a queen move over empty squares onto an enemy checker, not outward
+        if not opp >> to & 1 or g.d2[to] > g.d2[fr] or (df and dr and abs(df) != abs(dr)):
+            return False
+        shift = ((dr > 0) - (dr < 0)) * g.n + (df > 0) - (df < 0)
+        occupied = own | opp
+        return all(not occupied >> (fr + k * shift) & 1 for k in range(1, max(abs(df), abs(dr))))
 
     def is_capture(self, move: int) -> bool:
         return bool(move & CAPTURE)

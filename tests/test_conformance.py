@@ -1,8 +1,9 @@
 """Generic conformance tests, run over every registered variant through the interface only.
 
 Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
-unique and sorted as text, count and capture lists agree, moves and position strings
-round-trip, and make/unmake restores position and hash. Position keys differ between rule sets
+unique and sorted as text, count and capture lists agree, ``is_legal_move`` agrees with them
+for any int, moves and position strings round-trip, and make/unmake restores position and
+hash. Position keys differ between rule sets
 of a game. New games get these for free.
 """
 
@@ -54,6 +55,21 @@ def _check_position(state: State) -> None:
         assert legal_moves_text(parsed) == sorted(texts)
 
 
+def _check_is_legal_move(state: State, rng: random.Random, seen: list[int]) -> None:
+    """``is_legal_move`` is exactly membership in ``legal_moves`` for any int: the legal moves,
+    moves of other positions, near misses (one bit flipped) and random ints."""
+    moves = state.legal_moves()
+    legal = set(moves)
+    candidates = list(moves)
+    candidates += rng.sample(seen, min(len(seen), 20))
+    candidates += [m ^ 1 << rng.randrange(24) for m in moves[:10]]
+    candidates += [rng.getrandbits(rng.choice((4, 8, 12, 16, 24, 64))) for _ in range(10)]
+    candidates += [0, -1, -rng.getrandbits(16), 1 << 100]
+    for move in candidates:
+        assert state.is_legal_move(move) == (move in legal), (state.position_text(), move)
+    seen.extend(moves[:5])
+
+
 def _check_undo(state: State, rng: random.Random) -> None:
     before = _snapshot(state)
     moves = state.legal_moves()
@@ -71,8 +87,10 @@ def _playout(variant: str, seed: int) -> int:
     state = rules.start()
     start = _snapshot(state)
     plies = 0
+    seen: list[int] = []
     while True:
         _check_position(state)
+        _check_is_legal_move(state, rng, seen)
         _check_undo(state, rng)
         moves = state.legal_moves()
         if not moves:
