@@ -3,21 +3,25 @@
 Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
 unique and sorted as text, count and capture lists agree, ``is_legal_move`` agrees with them
 for any int, moves and position strings round-trip, and make/unmake restores position and
-hash. Position keys differ between rule sets
-of a game. New games get these for free.
+hash. Position keys differ between rule sets of a game. New games get these for free; the test
+game of tests/hexapawn.py runs them too, proving that the interface is all a game needs.
 """
 
 from __future__ import annotations
 
 import random
 
+import hexapawn
 import pytest
 
 from zengine.engine.game import PositionError, Rules, State, legal_moves_text, sorted_moves
 from zengine.engine.values import Outcome
 from zengine.engine.variants import make_rules, variant_names
 
-VARIANTS = variant_names()
+#: Every registered variant and those of the test game (tests/hexapawn.py), which the
+#: ``third_game`` fixture registers for each test.
+VARIANTS = variant_names() + list(hexapawn.HexapawnRules.VARIANTS)
+pytestmark = pytest.mark.usefixtures("third_game")
 MAX_PLIES = 5000
 
 
