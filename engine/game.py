@@ -132,8 +132,8 @@ class Rules(ABC):
 
     #: The game's name, e.g. ``"zola"``: what ``setup`` takes besides the variant names.
     game: ClassVar[str]
-    #: Variant name -> the rule options it implies; the first is the game's own name with no
-    #: options (``{"zola": {}, "zola-8": {"size": "8"}}``). Listed to users in this order.
+    #: Variant name -> the rule options it implies, the game's own name among them (first, with
+    #: no options: ``{"zola": {}, "zola-8": {"size": "8"}}``). Listed to users in this order.
     VARIANTS: ClassVar[Mapping[str, Mapping[str, str]]]
     #: The rule options ``setup`` accepts, with their defaults and allowed values.
     RULES: ClassVar[tuple[Rule, ...]] = ()
@@ -213,7 +213,8 @@ class Rules(ABC):
         return random.Random(self.describe()).getrandbits(64)
 
     def describe(self) -> str:
-        """The variant with its rules, as text for people and records (``zhadu quiet 50``)."""
+        """The game with its rules, as text for people and records
+        (``zhadu links full quiet 50``)."""
         extra = " ".join(f"{k} {v}" for k, v in sorted(self.options.items()))
         return f"{self.game} {extra}".strip()
 
