@@ -334,10 +334,8 @@ class Engine:
         if self.searching:
             return
         try:
-            from zengine.engine.variants import evaluation_for
-
             self.searcher()
-            evaluation_for(self.rules)
+            self.rules.evaluation()
         except Exception:
             pass
 

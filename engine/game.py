@@ -3,7 +3,11 @@
 Search, protocol and referee only ever talk to these two classes, never to a concrete game:
 
 * :class:`Rules` is a game with its rule options fixed (a *variant*: ``zola-8``, ``zhadu-star``).
-  It makes start positions and parses position strings.
+  It makes start positions and parses position strings. Its class declares everything the
+  registry and the tools rely on: the game's name, its variant names (``VARIANTS``), its rule
+  options (``RULES``) and which of them engine options set (``ENGINE_OPTIONS``), its bench
+  positions (``BENCH_POSITIONS``), its evaluation (:meth:`Rules.evaluation`) and its search
+  settings (:meth:`Rules.search_parameters`).
 * :class:`State` is one position plus the history that matters for its rules (repetition
   counts, for instance). It is mutable: ``play``/``undo`` make and unmake moves in place.
 
@@ -14,10 +18,13 @@ code-point order of the text (:func:`legal_moves_text`).
 
 from __future__ import annotations
 
+import random
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import ClassVar
 
 from zengine.engine.svg import document, element
 from zengine.engine.values import Outcome
@@ -60,6 +67,40 @@ class BadRuleValueError(RulesError):
 
 
 @dataclass(frozen=True)
+class Rule:
+    """A rule option of a game (``setup zhadu quiet 50``): its name, its default and the values
+    it allows, either the words in ``choices`` or the integers ``low..high``.
+
+    Values are texts, kept in their canonical form (lower case; integers without leading zeros)
+    so that equal rules compare equal.
+    """
+
+    name: str
+    default: str
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    high: int = 0
+
+    def allowed(self) -> str:
+        """The allowed values, for people (``6, 8 or 10``, ``an integer 0..100000``)."""
+        if not self.choices:
+            return f"an integer {self.low}..{self.high}"
+        if len(self.choices) == 1:
+            return self.choices[0]
+        return f"{', '.join(self.choices[:-1])} or {self.choices[-1]}"
+
+    def value(self, text: str) -> str:
+        """The canonical text of a value of this rule; raises :class:`BadRuleValueError`."""
+        word = str(text).strip().lower()
+        if self.choices:
+            if word in self.choices:
+                return word
+        elif re.fullmatch(r"[0-9]{1,9}", word) and self.low <= int(word) <= self.high:
+            return str(int(word))
+        raise BadRuleValueError(f"bad value '{text}' for rule '{self.name}' ({self.allowed()})")
+
+
+@dataclass(frozen=True)
 class RuleOption:
     """A rule whose default an engine option sets (a UCI ``spin`` such as ``Zhadu Quiet``).
 
@@ -83,20 +124,57 @@ class SearchParameters:
 
 
 class Rules(ABC):
-    """A game with fixed rule options: the factory of its positions."""
+    """A game with fixed rule options: the factory of its positions.
 
-    #: The game family, e.g. ``"zola"``.
-    game: str
-    #: The canonical variant name, e.g. ``"zola-8"``; one of the registry's names.
-    name: str
-    #: The rule options as given to ``setup`` (canonical text values), e.g. ``{"size": "8"}``.
-    options: dict[str, str]
-    #: Player names for people (``("Red", "Blue")``); p1 is index 0.
-    player_names: tuple[str, str]
+    A game subclasses this once; an instance is one rule set (``ZhaduRules("star", 50)``). The
+    class attributes below are the game's declaration, read by the registry
+    (:mod:`zengine.engine.variants`), the protocol, the referee and ``zengine bench``.
+    """
+
+    #: The game's name, e.g. ``"zola"``: what ``setup`` takes besides the variant names.
+    game: ClassVar[str]
+    #: Variant name -> the rule options it implies, the game's own name among them (first, with
+    #: no options: ``{"zola": {}, "zola-8": {"size": "8"}}``). Listed to users in this order.
+    VARIANTS: ClassVar[Mapping[str, Mapping[str, str]]]
+    #: The rule options ``setup`` accepts, with their defaults and allowed values.
+    RULES: ClassVar[tuple[Rule, ...]] = ()
     #: Rules whose default is an engine option, in the order the handshake lists them.
-    ENGINE_OPTIONS: tuple[RuleOption, ...] = ()
+    ENGINE_OPTIONS: ClassVar[tuple[RuleOption, ...]] = ()
+    #: Variant name -> position strings ``zengine bench`` searches (None: the start position).
+    #: A variant not listed benches its start position only.
+    BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {}
+    #: Player names for people (``("Red", "Blue")``); p1 is index 0.
+    player_names: ClassVar[tuple[str, str]]
     #: Plies of a placement phase before the stones move (0 if the game has none).
-    setup_plies: int = 0
+    setup_plies: ClassVar[int] = 0
+
+    #: The canonical variant name, e.g. ``"zola-8"``; one of ``VARIANTS``.
+    name: str
+    #: Every rule option with its canonical text value, e.g. ``{"size": "8"}``.
+    options: dict[str, str]
+
+    @classmethod
+    @abstractmethod
+    def from_options(cls, options: Mapping[str, str]) -> Rules:
+        """The rules for ``setup`` options (lower-case names, text values), the others at their
+        defaults; raises :class:`UnknownRuleError` or :class:`BadRuleValueError`."""
+
+    @classmethod
+    def rule_values(cls, options: Mapping[str, str]) -> dict[str, str]:
+        """Every declared rule's canonical value: those given checked, the others defaulted.
+
+        The usual first step of :meth:`from_options`; raises :class:`UnknownRuleError` for a
+        name not in ``RULES`` and :class:`BadRuleValueError` for a value it does not allow.
+        """
+        rules = {rule.name: rule for rule in cls.RULES}
+        values = {rule.name: rule.default for rule in cls.RULES}
+        for key, text in options.items():
+            rule = rules.get(key.lower())
+            if rule is None:
+                known = ", ".join(rules) or "none"
+                raise UnknownRuleError(f"unknown rule '{key}' for {cls.game} (rules: {known})")
+            values[rule.name] = rule.value(text)
+        return values
 
     @abstractmethod
     def start(self) -> State:
@@ -106,18 +184,38 @@ class Rules(ABC):
     def parse_position(self, text: str) -> State:
         """The position a position string describes; raises :class:`PositionError`."""
 
+    @abstractmethod
     def evaluation(self) -> Callable[[State], int]:
-        """The game's static evaluation: ``f(state) -> centipawns for the side to move``."""
-        from zengine.engine.variants import evaluation_for
+        """The game's static evaluation: ``f(state) -> centipawns for the side to move``.
 
-        return evaluation_for(self)
+        It is only ever given states of these rules. Games import it here, on first use, so
+        that listing the games does not load every evaluation."""
 
     def search_parameters(self) -> SearchParameters:
-        """The search settings of this game."""
-        return SearchParameters(getattr(self.evaluation(), "quiescence_depth", 8))
+        """The search settings this game's evaluation is tuned for (the defaults unless a game
+        says otherwise)."""
+        return SearchParameters()
+
+    def bench_states(self) -> list[State]:
+        """The positions ``zengine bench`` searches for this variant (``BENCH_POSITIONS``)."""
+        texts = self.BENCH_POSITIONS.get(self.name, (None,))
+        return [self.start() if text is None else self.parse_position(text) for text in texts]
+
+    @cached_property
+    def key_salt(self) -> int:
+        """A 64-bit number the game XORs into every position key of these rules.
+
+        Derived from the game and its rule options (not Python's per-process ``hash``), so the
+        same rules give the same keys in every process, and equal boards under different rules
+        (``zhadu`` and ``zhadu-star``, or another ``quiet``, which changes outcomes) never share
+        a key in a search table."""
+        # A text seed goes through SHA-512 (deterministic in every process); random is loaded
+        # anyway, while importing hashlib measured ~10 ms of the protocol's start-up.
+        return random.Random(self.describe()).getrandbits(64)
 
     def describe(self) -> str:
-        """The variant with its rules, as text for people and records (``zhadu quiet 50``)."""
+        """The game with its rules, as text for people and records
+        (``zhadu links full quiet 50``)."""
         extra = " ".join(f"{k} {v}" for k, v in sorted(self.options.items()))
         return f"{self.game} {extra}".strip()
 
@@ -155,7 +253,8 @@ class State(ABC):
         return len(self.legal_moves())
 
     def is_legal_move(self, move: int) -> bool:
-        """Whether ``move`` (any int, e.g. a transposition-table move) is legal here.
+        """Whether ``move`` is one of :meth:`legal_moves`, for any int ``move`` (a table move
+        from another position, or garbage): never raises.
 
         Games override this with a check cheaper than generating every move."""
         return move in self.legal_moves()
@@ -195,7 +294,8 @@ class State(ABC):
 
     @property
     def key(self) -> int:
-        """A 64-bit hash of everything that makes two positions the same for the rules."""
+        """A 64-bit hash of everything that makes two positions the same for the rules, and of
+        the rules themselves (:attr:`Rules.key_salt`)."""
         return self._key
 
     @property
@@ -320,8 +420,3 @@ def play_texts(state: State, texts: Iterable[str]) -> int:
         exc.index = played  # type: ignore[attr-defined]
         raise
     return played
-
-
-def options_text(options: dict[str, Any]) -> str:
-    """Rule options as ``key value`` pairs (the ``setup`` syntax)."""
-    return " ".join(f"{k} {v}" for k, v in sorted(options.items()))

@@ -13,7 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 import click
 
 from zengine.engine.game import GameError, State, sorted_moves
-from zengine.engine.variants import make_rules
+from zengine.engine.variants import default_variant, make_rules
 
 
 def perft(state: State, depth: int) -> int:
@@ -82,7 +82,13 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
 
 @click.command("perft")
 @click.argument("depth", type=click.IntRange(0, 64))
-@click.option("--variant", "-v", default="zola", show_default=True, help="Game or variant name.")
+@click.option(
+    "--variant",
+    "-v",
+    default=default_variant,
+    show_default="the first registered variant",
+    help="Game or variant name.",
+)
 @click.option("--fen", default=None, help="Start from this position string instead of the start.")
 @click.option(
     "--rule", "rules_", multiple=True, metavar="KEY=VALUE", help="A rule option (quiet=50)."

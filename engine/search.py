@@ -2,7 +2,7 @@
 
 Generic over every game: it sees only :class:`~engine.game.State` (``legal_moves``,
 ``captures``, ``capture_value``, ``play``/``undo``, ``key``, ``outcome``) and the game's static
-evaluation from :func:`engine.variants.evaluation_for`.
+evaluation and search settings from its rules (``evaluation()``, ``search_parameters()``).
 
 * Principal variation search with a transposition table (a fixed-size list indexed by
   ``key & mask``, sized from Hash MB), late move reductions for quiet moves, mate distance
@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 from zengine.engine.game import Rules, State
 from zengine.engine.timeman import budget
-from zengine.engine.variants import evaluation_for
 
 #: Score of a win found at the root itself; a win ``p`` plies away scores ``MATE - p``.
 MATE = 1_000_000
@@ -36,11 +35,6 @@ INF = MATE + 1
 #: The deepest iteration and search path the search ever goes to.
 MAX_DEPTH = 100
 MAX_PLY = 160
-#: Quiescence plies beyond the horizon, unless the evaluation says otherwise through its
-#: ``quiescence_depth`` attribute: where almost every move captures (Zola), a capture tree of
-#: width ~36 explodes (measured on the 6x6 start: 7 million nodes for depth 1 with 8 plies),
-#: and such an evaluation scores the pending captures itself.
-MAX_QDEPTH = 8
 #: Nodes between two looks at the clock and the stop event (~5 ms at bench speed).
 CHECK_INTERVAL = 128
 
@@ -218,8 +212,8 @@ class Searcher:
             # root varies the choice, reproducibly for one seed and position.
             random.Random(self.seed * 1_000_003 ^ state.key).shuffle(root_moves)
 
-        evaluate = evaluation_for(state.rules)
-        max_qdepth = getattr(evaluate, "quiescence_depth", MAX_QDEPTH)
+        evaluate = state.rules.evaluation()
+        max_qdepth = state.rules.search_parameters().quiescence_depth
         times = budget(limits, state.side_to_move, self.overhead_ms)
         soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0

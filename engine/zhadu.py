@@ -1,5 +1,5 @@
-"""Zhadu (R. A. Frederickson, 1993) as ``shared/spec/zhadu.md`` defines it, variants
-``zhadu`` (corner-corner steps inside a triangle) and ``zhadu-star`` (centre-corner only).
+"""Zhadu (R. A. Frederickson, 1993): the rules in docs/zhadu.md, variants ``zhadu``
+(corner-corner steps inside a triangle) and ``zhadu-star`` (centre-corner only).
 
 Board: 32 points, point ``4 * triangle + dot`` (``a0`` = 0, ``a1`` = 1, ..., ``h3`` = 31), one bit
 each in an int. The steps are *built* from the board's description (:func:`build_steps`): the
@@ -16,7 +16,8 @@ keyed by exactly those (:meth:`Geometry.destinations`): a position's moves cost 
 per stone, never a path search (walks with backtracking are bitboard layers: reach_i =
 neighbours(reach_{i-1}) & empty, the start counting as empty).
 
-The Zobrist key covers the stones, the side to move and both first captures. Setup positions
+The Zobrist key covers the stones, the side to move and both first captures, salted with the
+rules (``Rules.key_salt``: the links and the quiet limit, which changes outcomes). Setup positions
 need no phase key: they have no first captures and fewer than 10 stones, while a movement
 position missing a stone always has the opponent's first capture set. Whether the last move was a
 pass (which decides if a pass now ends the game) is not in the key, as the position string
@@ -47,19 +48,19 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import combinations
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
     PositionError,
+    Rule,
     RuleOption,
     Rules,
     State,
-    UnknownRuleError,
 )
 from zengine.engine.svg import document, element, group, label, number
 from zengine.engine.values import Outcome, Result, Termination
@@ -267,10 +268,34 @@ class ZhaduRules(Rules):
 
     game = "zhadu"
     player_names = ("White", "Black")
-    VARIANTS: ClassVar[dict[str, dict[str, str]]] = {"zhadu": {}, "zhadu-star": {"links": "star"}}
-    DEFAULTS: ClassVar[dict[str, str]] = {"links": "full", "quiet": str(QUIET_DEFAULT)}
+    VARIANTS: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "zhadu": {},
+        "zhadu-star": {"links": "star"},
+    }
+    RULES = (
+        Rule("links", "full", tuple(GEOMETRY)),
+        Rule("quiet", str(QUIET_DEFAULT), low=0, high=QUIET_MAX),
+    )
     setup_plies = SETUP_PLIES
     ENGINE_OPTIONS = (RuleOption("quiet", "Zhadu Quiet", QUIET_DEFAULT, 0, QUIET_MAX),)
+    #: The start, then mid-game positions from short engine games after random setups.
+    BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
+        "zhadu": (
+            None,
+            "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+            "1b0,2a2,3a1,4a0/1h0,2h3,3e1,4g1,123h1 w -/123 2 18",
+            "1a2,2a3,3f1,4e0,123a0/1h0,2g0,3h3,4b1 w 123/- 11 26",
+            "1a0,2a1,4b2,123b1/1g1,3g0,123h1 w 2/3 6 26",
+        ),
+        "zhadu-star": (
+            None,
+            "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10",
+            "1b0,2c1,3a1,4a0,123d1/1h0,2d0,3g3,4h2,123h1 w -/- 8 18",
+            "1a1,2d1,3c0,4c1,123b2/1h1,2h2,3h0,4f3,123f2 w -/- 16 26",
+            "1a2,2d1,3b0,4c1/1f1,2h3,4b1,123g2 w 3/123 7 26",
+            "1a2,2d1,3a1,4d2,123b1/1f3,2g2,3e2,4h3,123h2 w -/- 16 26",
+        ),
+    }
 
     def __init__(self, links: str = "full", quiet: int = QUIET_DEFAULT) -> None:
         if links not in GEOMETRY:
@@ -284,24 +309,15 @@ class ZhaduRules(Rules):
         self.name = "zhadu" if links == "full" else "zhadu-star"
 
     @classmethod
-    def from_options(cls, options: dict[str, str]) -> ZhaduRules:
+    def from_options(cls, options: Mapping[str, str]) -> ZhaduRules:
         """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
-        links, quiet = "full", QUIET_DEFAULT
-        for key, value in options.items():
-            text = str(value).strip().lower()
-            if key == "links":
-                if text not in ("full", "star"):
-                    raise BadRuleValueError(f"bad value '{value}' for rule 'links' (full or star)")
-                links = text
-            elif key == "quiet":
-                if not re.fullmatch(r"\d{1,6}", text) or int(text) > QUIET_MAX:
-                    raise BadRuleValueError(
-                        f"bad value '{value}' for rule 'quiet' (an integer 0..{QUIET_MAX})"
-                    )
-                quiet = int(text)
-            else:
-                raise UnknownRuleError(f"unknown rule '{key}' for zhadu (rules: links, quiet)")
-        return cls(links, quiet)
+        values = cls.rule_values(options)
+        return cls(values["links"], int(values["quiet"]))
+
+    def evaluation(self) -> Callable[[State], int]:
+        from zengine.engine.zhadu_eval import evaluate
+
+        return cast(Callable[[State], int], evaluate)
 
     def start(self) -> ZhaduState:
         return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)
@@ -348,7 +364,7 @@ class ZhaduState(State):
         self.pos = list(pos)  # piece (5 * side + kind) -> point, -1 off the board
         self.board = [-1] * POINTS  # point -> piece or -1
         self.occ = [0, 0]
-        key = SIDE_KEY if stm else 0
+        key = rules.key_salt ^ (SIDE_KEY if stm else 0)
         for piece, p in enumerate(self.pos):
             if p >= 0:
                 self.board[p] = piece
@@ -469,6 +485,35 @@ class ZhaduState(State):
                 ends = cache[ck] = g.finals(p, kind, occupied)
             count += (ends & (free | (1 << p))).bit_count()
         return count or 1
+
+    def is_legal_move(self, move: int) -> bool:
+        """The rules checked for this one move, without generating the others."""
+        if self.result is not None or move < 0:
+            return False
+        stm = self.stm
+        own = self.occ[stm]
+        occupied = own | self.occ[stm ^ 1]
+        if move & PLACE:
+            kind = (move >> 5) & 7
+            p = move & 31
+            return (
+                move == PLACE | kind << 5 | p
+                and kind < 5
+                and self.ply < SETUP_PLIES
+                and self.pos[5 * stm + kind] < 0
+                and bool((ZONES[stm] & ~occupied) >> p & 1)
+            )
+        if move == PASS:
+            return self.legal_moves() == [PASS]
+        if move & ~(31 | 31 << 5 | CAPTURE) or self.ply < SETUP_PLIES:
+            return False
+        fr, to = move & 31, (move >> 5) & 31
+        piece = self.board[fr]
+        if piece < 0 or piece // 5 != stm:
+            return False
+        ends = self.g.destinations(fr, piece % 5, occupied) & ((FULL ^ own) | (1 << fr))
+        # a move onto an enemy stone is exactly a capture
+        return bool(ends >> to & 1) and bool(move & CAPTURE) == bool(self.occ[stm ^ 1] >> to & 1)
 
     def is_capture(self, move: int) -> bool:
         return bool(move & CAPTURE)

@@ -1,14 +1,17 @@
-"""Zola (Mark Steere, 2021) on 6x6, 8x8 and 10x10, as ``shared/spec/zola.md`` defines it.
+"""Zola (Mark Steere, 2021) on 6x6, 8x8 and 10x10: the rules in docs/zola.md.
 
 Board: square ``sq = rank * n + file`` (0-based), bit ``sq`` of an int per colour.
 Moves inside the engine are ints: ``from | to << 7 | CAPTURE`` and :data:`PASS`.
 
 Distances use the exact integer ``d2 = (2f-(n-1))^2 + (2r-(n-1))^2``; every rule that
-compares distances is folded into masks precomputed per board size at import:
+compares distances is folded into masks precomputed per board size at import
+(:class:`Geometry`):
 
-* a step in direction ``d`` is outward from exactly the squares in ``step_from[d]``;
+* a step in a direction is outward from exactly the squares of its mask in ``step_up`` /
+  ``step_down``;
 * along a ray ``d2`` falls then rises, so the capture targets that keep or reduce the distance
-  form a prefix of the ray: a slide of ``k`` squares may capture from ``capture_from[d][k]``.
+  form a prefix of the ray: per direction, ``slide_up`` / ``slide_down`` hold for each slide
+  length ``k`` the squares from which a slide of ``k`` squares may capture.
 
 Move generation therefore works on whole bitboards, one shift per direction and slide length,
 independent of how many checkers there are (measured: about 3x faster than per-checker rays
@@ -19,17 +22,19 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
     IllegalMoveError,
     InvalidMoveError,
     PositionError,
+    Rule,
     Rules,
+    SearchParameters,
     State,
-    UnknownRuleError,
 )
 from zengine.engine.svg import document, element, group, label, number
 from zengine.engine.values import Outcome, Result, Termination
@@ -62,6 +67,8 @@ class Geometry:
     start: tuple[int, int]
     zobrist: tuple[tuple[int, ...], tuple[int, ...]]
     side_key: int
+    # per square: (file, rank), for checking single moves (State.is_legal_move)
+    coords: tuple[tuple[int, int], ...]
 
 
 def _build(n: int) -> Geometry:
@@ -121,6 +128,7 @@ def _build(n: int) -> Geometry:
         start=(red, blue),
         zobrist=zobrist,  # type: ignore[arg-type]
         side_key=rng.getrandbits(64),
+        coords=tuple((sq % n, sq // n) for sq in range(n * n)),
     )
 
 
@@ -208,12 +216,31 @@ class ZolaRules(Rules):
 
     game = "zola"
     player_names = ("Red", "Blue")
-    VARIANTS: ClassVar[dict[str, dict[str, str]]] = {
+    VARIANTS: ClassVar[Mapping[str, Mapping[str, str]]] = {
         "zola": {},
         "zola-8": {"size": "8"},
         "zola-10": {"size": "10"},
     }
-    DEFAULTS: ClassVar[dict[str, str]] = {"size": "6"}
+    RULES = (Rule("size", "6", tuple(str(n) for n in SIZES)),)
+    #: The start, then mid-game positions from seeded random playouts, fixed here as text.
+    BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
+        "zola": (
+            None,
+            "1bbb1r/rbrbb1/br1rb1/rbbbrr/brrrr1/rb2rb r",
+            "2rbb1/1b2rr/r1r1bb/4b1/5r/r1b1rb r",
+            "1rbrr1/4bb/bbrrbb/rbb1r1/4bb/1rr1r1 r",
+        ),
+        "zola-8": (
+            None,
+            "br2r1br/rbrbrbrb/brbrbrbr/rrrbrbb1/b1brbrbr/rbrbbrrb/br1b2br/rbrbrbrb r",
+            "b1rrbrb1/rbrrbr2/br1b1br1/r1b1bb2/b2b1rr1/brrbrb1r/r1rrb1br/1brbbrrb r",
+        ),
+        "zola-10": (
+            None,
+            "brbrbrbrbr/rb1brbr1rb/brrr2bb2/2rbrr1br1/1b1rr1brb1/rbbb1rrb1r/b1rrr1brbr/r1bbrbrbbb/b1rrbrb2r/rbrbrbrbrb r",
+            "br1bbrbrr1/rbrbrbrbrb/brbrbrbrbr/rbrbrbb1rb/brbrbbbrbr/rbrbr1rbrb/bbbrbrbrbr/r1rrrbrbrb/brr1brbrbr/rb2rbrbrb r",
+        ),
+    }
 
     def __init__(self, size: int = 6) -> None:
         if size not in SIZES:
@@ -224,16 +251,21 @@ class ZolaRules(Rules):
         self.name = "zola" if size == 6 else f"zola-{size}"
 
     @classmethod
-    def from_options(cls, options: dict[str, str]) -> ZolaRules:
+    def from_options(cls, options: Mapping[str, str]) -> ZolaRules:
         """Rules from ``setup`` options; only ``size`` (6, 8, 10) exists."""
-        size = "6"
-        for key, value in options.items():
-            if key != "size":
-                raise UnknownRuleError(f"unknown rule '{key}' for zola (rules: size)")
-            size = value
-        if size not in ("6", "8", "10"):
-            raise BadRuleValueError(f"bad value '{size}' for rule 'size' (6, 8 or 10)")
-        return cls(int(size))
+        return cls(int(cls.rule_values(options)["size"]))
+
+    def evaluation(self) -> Callable[[State], int]:
+        from zengine.engine.zola_eval import evaluate
+
+        return cast(Callable[[State], int], evaluate)
+
+    def search_parameters(self) -> SearchParameters:
+        """A one-ply quiescence: the evaluation scores pending captures itself (see
+        engine/zola_eval.py)."""
+        from zengine.engine.zola_eval import QUIESCENCE_DEPTH
+
+        return SearchParameters(quiescence_depth=QUIESCENCE_DEPTH)
 
     def start(self) -> ZolaState:
         red, blue = self.geometry.start
@@ -299,7 +331,7 @@ class ZolaState(State):
         self.stm = stm
         self.stack: list[int] = []
         z0, z1 = self.g.zobrist
-        key = self.g.side_key if stm else 0
+        key = rules.key_salt ^ (self.g.side_key if stm else 0)
         for sq in range(self.g.n * self.g.n):
             if red >> sq & 1:
                 key ^= z0[sq]
@@ -326,6 +358,29 @@ class ZolaState(State):
         if not own or not opp:
             return 0
         return count_moves(self.g, own, opp) or 1
+
+    def is_legal_move(self, move: int) -> bool:
+        """The rules checked for this one move, without generating the others."""
+        if move == PASS:
+            return self.legal_moves() == [PASS]
+        if move < 0 or move & ~(_SQ | _SQ << 7 | CAPTURE):
+            return False
+        g = self.g
+        fr, to = move & _SQ, (move >> 7) & _SQ
+        own, opp = self.boards[self.stm], self.boards[self.stm ^ 1]
+        if fr >= len(g.d2) or to >= len(g.d2) or not own >> fr & 1 or not opp:
+            return False
+        (f, r), (tf, tr) = g.coords[fr], g.coords[to]
+        df, dr = tf - f, tr - r
+        if not move & CAPTURE:
+            # a king step outward to an empty square
+            return max(abs(df), abs(dr)) == 1 and not (own | opp) >> to & 1 and g.d2[to] > g.d2[fr]
+        # a queen move over empty squares onto an enemy checker, not outward
+        if not opp >> to & 1 or g.d2[to] > g.d2[fr] or (df and dr and abs(df) != abs(dr)):
+            return False
+        shift = ((dr > 0) - (dr < 0)) * g.n + (df > 0) - (df < 0)
+        occupied = own | opp
+        return all(not occupied >> (fr + k * shift) & 1 for k in range(1, max(abs(df), abs(dr))))
 
     def is_capture(self, move: int) -> bool:
         return bool(move & CAPTURE)

@@ -7,7 +7,8 @@ inward along open lines), checkers near the centre are targets. Steps only go ou
 checker near the edge has few steps left, and a side whose steps run out must capture or pass.
 
 Almost every move captures in the opening, so the quiescence search is kept to one ply
-(``quiescence_depth``) and this evaluation scores the pending captures itself: the side to move
+(:data:`QUIESCENCE_DEPTH`, handed to the search by ``ZolaRules.search_parameters``) and this
+evaluation scores the pending captures itself: the side to move
 gains for having a capture now (a tempo in the exchange), each side for the enemy checkers it
 attacks.
 
@@ -31,7 +32,9 @@ STEP = 2
 #: Bonus per checker in each distance band, from the centre outward (interpolated per size).
 BAND_BONUS = (0, 6, 14, 24)
 
-#: quiescence plies the search should use with this evaluation (see the module docstring).
+#: Quiescence plies the search should use with this evaluation (see the module docstring):
+#: a capture tree of width ~36 explodes (measured on the 6x6 start: 7 million nodes for depth 1
+#: with 8 plies).
 QUIESCENCE_DEPTH = 1
 
 
@@ -101,6 +104,3 @@ def evaluate(state: ZolaState) -> int:
         steps += (((own & mask) >> shift) & empty).bit_count()
         steps -= (((opp & mask) >> shift) & empty).bit_count()
     return score + steps * STEP
-
-
-evaluate.quiescence_depth = QUIESCENCE_DEPTH  # type: ignore[attr-defined]

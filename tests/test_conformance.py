@@ -1,21 +1,27 @@
 """Generic conformance tests, run over every registered variant through the interface only.
 
 Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
-unique and sorted as text, count and capture lists agree, moves and position strings
-round-trip, and make/unmake restores position and hash. New games get these for free.
+unique and sorted as text, count and capture lists agree, ``is_legal_move`` agrees with them
+for any int, moves and position strings round-trip, and make/unmake restores position and
+hash. Position keys differ between rule sets of a game. New games get these for free; the test
+game of tests/hexapawn.py runs them too, proving that the interface is all a game needs.
 """
 
 from __future__ import annotations
 
 import random
 
+import hexapawn
 import pytest
 
-from zengine.engine.game import State, legal_moves_text, sorted_moves
+from zengine.engine.game import PositionError, Rules, State, legal_moves_text, sorted_moves
 from zengine.engine.values import Outcome
 from zengine.engine.variants import make_rules, variant_names
 
-VARIANTS = variant_names()
+#: Every registered variant and those of the test game (tests/hexapawn.py), which the
+#: ``third_game`` fixture registers for each test.
+VARIANTS = variant_names() + list(hexapawn.HexapawnRules.VARIANTS)
+pytestmark = pytest.mark.usefixtures("third_game")
 MAX_PLIES = 5000
 
 
@@ -53,6 +59,21 @@ def _check_position(state: State) -> None:
         assert legal_moves_text(parsed) == sorted(texts)
 
 
+def _check_is_legal_move(state: State, rng: random.Random, seen: list[int]) -> None:
+    """``is_legal_move`` is exactly membership in ``legal_moves`` for any int: the legal moves,
+    moves of other positions, near misses (one bit flipped) and random ints."""
+    moves = state.legal_moves()
+    legal = set(moves)
+    candidates = list(moves)
+    candidates += rng.sample(seen, min(len(seen), 20))
+    candidates += [m ^ 1 << rng.randrange(24) for m in moves[:10]]
+    candidates += [rng.getrandbits(rng.choice((4, 8, 12, 16, 24, 64))) for _ in range(10)]
+    candidates += [0, -1, -rng.getrandbits(16), 1 << 100]
+    for move in candidates:
+        assert state.is_legal_move(move) == (move in legal), (state.position_text(), move)
+    seen.extend(moves[:5])
+
+
 def _check_undo(state: State, rng: random.Random) -> None:
     before = _snapshot(state)
     moves = state.legal_moves()
@@ -70,8 +91,10 @@ def _playout(variant: str, seed: int) -> int:
     state = rules.start()
     start = _snapshot(state)
     plies = 0
+    seen: list[int] = []
     while True:
         _check_position(state)
+        _check_is_legal_move(state, rng, seen)
         _check_undo(state, rng)
         moves = state.legal_moves()
         if not moves:
@@ -116,3 +139,40 @@ def test_registry_names_round_trip(variant: str) -> None:
     assert rules.name == variant
     assert make_rules(rules.game, rules.options) == rules
     assert make_rules(variant.upper()).name == variant
+
+
+def _other_rule_sets(rules: Rules) -> list[Rules]:
+    """The same game with one rule at a time set to each other value it declares (for a range:
+    its ends)."""
+    others = []
+    for rule in type(rules).RULES:
+        values = rule.choices or (str(rule.low), str(rule.high))
+        for value in values:
+            if value != rules.options[rule.name]:
+                others.append(type(rules).from_options({**rules.options, rule.name: value}))
+    return others
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_keys_are_salted_per_rule_set(variant: str) -> None:
+    # The same position string under other rules is another position for a search table.
+    rules = make_rules(variant)
+    compared = 0
+    for seed, other in enumerate(_other_rule_sets(rules)):
+        rng = random.Random(seed)
+        state = rules.start()
+        while not state.is_over() and state.history_length < 40:
+            try:
+                twin = other.parse_position(state.position_text())
+            except PositionError:
+                break  # a rule that changes the board (Zola's size): no shared strings
+            assert twin.key != state.key, (other, state.position_text())
+            compared += 1
+            for move in twin.legal_moves()[:3]:
+                before = twin.key
+                twin.play(move)
+                twin.undo()
+                assert twin.key == before
+            state.play(rng.choice(state.legal_moves()))
+    if not compared:
+        pytest.skip(f"no other rule set of {variant} reads its position strings")

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from zengine.engine.search import MATE_BOUND
-from zengine.engine.variants import evaluation_for, make_rules, variant_names
+from zengine.engine.variants import make_rules, variant_names
 from zengine.engine.zola import ZolaState
 
 
@@ -26,7 +26,7 @@ def playout_states(variant: str, count: int, seed: int):
 
 @pytest.mark.parametrize("variant", variant_names())
 def test_evaluation_is_an_int_far_from_mate_scores(variant: str) -> None:
-    evaluate = evaluation_for(make_rules(variant))
+    evaluate = make_rules(variant).evaluation()
     for state in playout_states(variant, 30, seed=3):
         if state.outcome() is None:
             value = evaluate(state)
@@ -36,7 +36,7 @@ def test_evaluation_is_an_int_far_from_mate_scores(variant: str) -> None:
 @pytest.mark.parametrize("variant", ["zola", "zola-8", "zola-10"])
 def test_zola_colour_symmetry(variant: str) -> None:
     rules = make_rules(variant)
-    evaluate = evaluation_for(rules)
+    evaluate = rules.evaluation()
     for state in playout_states(variant, 20, seed=4):
         red, blue = state.boards
         swapped = ZolaState(rules, blue, red, state.stm ^ 1)
@@ -45,7 +45,7 @@ def test_zola_colour_symmetry(variant: str) -> None:
 
 def test_zola_material_counts() -> None:
     rules = make_rules("zola")
-    evaluate = evaluation_for(rules)
+    evaluate = rules.evaluation()
     # Red has two extra checkers, far from everything: Red to move is better, Blue worse.
     ahead = rules.parse_position("r4r/6/6/6/6/r4b r")
     behind = rules.parse_position("r4r/6/6/6/6/r4b b")
@@ -54,7 +54,7 @@ def test_zola_material_counts() -> None:
 
 def test_zhadu_symmetric_start_of_movement_is_level() -> None:
     rules = make_rules("zhadu")
-    evaluate = evaluation_for(rules)
+    evaluate = rules.evaluation()
     white = rules.parse_position("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10")
     black = rules.parse_position("1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 b -/- 0 10")
     assert evaluate(white) == evaluate(black)
@@ -63,7 +63,7 @@ def test_zhadu_symmetric_start_of_movement_is_level() -> None:
 def test_zhadu_reaching_a_winning_stone_is_nearly_won() -> None:
     # Oracle: the mover has a capture that wins at once iff the evaluation says "won next".
     for variant in ("zhadu", "zhadu-star"):
-        evaluate = evaluation_for(make_rules(variant))
+        evaluate = make_rules(variant).evaluation()
         seen = 0
         for state in playout_states(variant, 150, seed=5):
             if state.outcome() is not None or state.in_setup:
