@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, State
-from zengine.engine.variants import make_rules, start_state, variant_names
+from zengine.engine.variants import make_rules, variant_names
 from zengine.protocol.cli import main
 
 VARIANTS = variant_names()
@@ -99,7 +99,7 @@ def positions(variant: str, seed: int, games: int = 3, every: int = 3) -> Iterat
     history of the moves that reached it."""
     rng = random.Random(f"{variant}/{seed}")
     for _ in range(games):
-        state = start_state(variant)
+        state = make_rules(variant).start()
         yield state.copy()
         ply = 0
         while state.legal_moves() and ply < 160:
@@ -146,7 +146,7 @@ def test_pictures_show_exactly_the_pieces_and_the_last_move(variant: str) -> Non
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pictures_are_self_contained(variant: str) -> None:
-    state = start_state(variant)
+    state = make_rules(variant).start()
     picture = state.svg(200)
     root = parse(picture)
     assert picture.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<svg ')
@@ -175,14 +175,14 @@ def test_the_last_move_is_recognised_from_the_position_alone(variant: str) -> No
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_last_move_in_bad_notation_is_a_syntax_error(variant: str) -> None:
-    state = start_state(variant)
+    state = make_rules(variant).start()
     for text in ("", "hello", "a1-", "z9-z8", "a1-a99", "@", "pass pass"):
         with pytest.raises(InvalidMoveError):
             state.parse_last_move(text)
 
 
 def test_the_default_picture_is_the_diagram_as_text() -> None:
-    state = start_state("zola")
+    state = make_rules("zola").start()
     state.play(state.parse_move("a1xa2"))
     root = parse(State.svg(state, 300, state.parse_last_move("a1xa2")))
     lines = [e.text or "" for e in root.iter(SVG + "text")]
@@ -192,7 +192,7 @@ def test_the_default_picture_is_the_diagram_as_text() -> None:
 
 
 def test_the_default_last_move_needs_the_history() -> None:
-    state = start_state("zola")
+    state = make_rules("zola").start()
     state.play(state.parse_move("a1xa2"))
     with pytest.raises(IllegalMoveError):
         State.parse_last_move(state, "a1xb1")
@@ -238,7 +238,7 @@ def test_zola_a_pass_highlights_nothing() -> None:
     assert "Last move: pass" in [e.text for e in root.iter(SVG + "text")]
     # At the start Blue, like Red, has moves: no pass can have led there.
     with pytest.raises(IllegalMoveError):
-        start_state("zola").parse_last_move("pass")
+        make_rules("zola").start().parse_last_move("pass")
 
 
 def zola_fen(grid: list[list[str]], side: str) -> str:
@@ -283,7 +283,7 @@ def test_zola_last_move_agrees_with_the_naive_oracle() -> None:
 @pytest.mark.parametrize("variant", ["zhadu", "zhadu-star"])
 def test_zhadu_board_has_its_points_steps_and_zones(variant: str) -> None:
     links = make_rules(variant).options["links"]
-    root = parse(start_state(variant).svg())
+    root = parse(make_rules(variant).start().svg())
     points = {e.get("data-point"): centre(e) for e in tagged(root, "point")}
     names = {f"{t}{d}" for t in "abcdefgh" for d in "0123"}
     assert set(points) == names
@@ -452,7 +452,7 @@ def test_command_draws_after_moves_with_the_last_one_highlighted() -> None:
     code, out, err = run("--variant", "zola-8", "--moves", "a1xa2 b1xb2", "-m", "a3xa4")
     assert code == 0 and not err
     root = parse(out)
-    state = start_state("zola-8")
+    state = make_rules("zola-8").start()
     for text in ("a1xa2", "b1xb2", "a3xa4"):
         state.play(state.parse_move(text))
     assert set(drawn_pieces(root)) == zola_pieces(state.position_text())
