@@ -1,4 +1,4 @@
-"""Zhadu (R. A. Frederickson, 1993) as ``shared/spec/zhadu.md`` defines it, variants
+"""Zhadu (R. A. Frederickson, 1993) as ``docs/zhadu.md`` describes it, variants
 ``zhadu`` (corner-corner steps inside a triangle) and ``zhadu-star`` (centre-corner only).
 
 Board: 32 points, point ``4 * triangle + dot`` (``a0`` = 0, ``a1`` = 1, ..., ``h3`` = 31), one bit

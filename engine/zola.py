@@ -1,4 +1,4 @@
-"""Zola (Mark Steere, 2021) on 6x6, 8x8 and 10x10, as ``shared/spec/zola.md`` defines it.
+"""Zola (Mark Steere, 2021) on 6x6, 8x8 and 10x10, as ``docs/zola.md`` describes it.
 
 Board: square ``sq = rank * n + file`` (0-based), bit ``sq`` of an int per colour.
 Moves inside the engine are ints: ``from | to << 7 | CAPTURE`` and :data:`PASS`.
