@@ -19,9 +19,10 @@ import pytest
 from doc_sessions import (
     Example,
     Reply,
-    fixed_search,
     replay,
     run_pipe,
+    same,
+    searches_fixed,
     sessions,
     shell_examples,
 )
@@ -36,27 +37,10 @@ CHECKED = ["README.md", "docs/protocol.md", "docs/zola.md", "docs/zhadu.md"]
 #: perft table of tests/data (the deep rows there are slow tests).
 RERUN_PERFT_UP_TO = 2_000_000
 
+
 # --- comparing replies ------------------------------------------------------------------------
-_TIMED = re.compile(r" (nps|time) \d+")
-
-
-def normal(line: str, fixed: bool) -> str | None:
-    """A reply line with what varies removed; None to leave it out of the comparison."""
-    if line.startswith("info depth "):
-        return _TIMED.sub(r" \1 _", line) if fixed else None
-    if line.startswith("id name zengine "):
-        return "id name zengine _"
-    if line.startswith("id author "):
-        return "id author _"
-    if line.startswith("error "):
-        return " ".join(line.split()[:2])
-    if line.startswith("bestmove ") and not fixed:
-        return "bestmove _"
-    return line
-
-
 def compare(where: str, command: str, shown: list[str], got: Reply) -> None:
-    """The shown replies are the real ones, up to what :func:`normal` leaves out."""
+    """The shown replies are the real ones, up to what ``doc_sessions.normal`` leaves out."""
     for line in got.lines:
         if line.startswith("info depth "):
             assert INFO_RE.match(line), f"{where}: '{command}' printed a malformed '{line}'"
@@ -65,9 +49,9 @@ def compare(where: str, command: str, shown: list[str], got: Reply) -> None:
     for line in shown:
         if line.startswith("info depth "):
             assert INFO_RE.match(line), f"{where}: the documentation shows a malformed '{line}'"
-    want = [n for n in (normal(line, got.fixed) for line in shown) if n is not None]
-    have = [n for n in (normal(line, got.fixed) for line in got.lines) if n is not None]
-    assert have == want, f"{where}: '{command}' printed\n" + "\n".join(got.lines)
+    assert same(shown, got.lines, got.fixed), f"{where}: '{command}' printed\n" + "\n".join(
+        got.lines
+    )
 
 
 @pytest.mark.parametrize("example", sessions(CHECKED), ids=lambda e: e.where)
@@ -91,9 +75,7 @@ _PIPES = shell_examples(CHECKED, "pipe")
 def test_piped_examples_are_real(where: str, command: str, shown: list[str]) -> None:
     done = run_pipe(command)
     assert done.returncode == 0, done.stderr
-    go = [line for line in command.split("\\n") if line.split()[:1] == ["go"]]
-    fixed = all(fixed_search(line) for line in go)
-    compare(where, command, shown, Reply(done.stdout.splitlines(), fixed))
+    compare(where, command, shown, Reply(done.stdout.splitlines(), searches_fixed(command)))
 
 
 def _table_figures() -> set[tuple[str, str, int, int]]:
