@@ -1,4 +1,4 @@
-"""The command dispatcher: one protocol line in, its reply lines out (``shared/spec/protocol.md``).
+"""The command dispatcher: one protocol line in, its reply lines out (``docs/protocol.md``).
 
 Parses a line into a call on the :class:`~engine.facade.Engine`, formats what comes back, and
 turns every failure into exactly one ``error <code> <detail>`` line. It never names a game: all

@@ -1,16 +1,17 @@
 """A deliberately naive Zhadu referee: the oracle ``engine/zhadu.py`` is checked against.
 
-It works on text: the adjacency table copied from zhadu.md (not the engine's construction of the
-board), a dict of point name -> (colour, stone), and an explicit depth-first enumeration of every
-walk of a stone. It shares no code with ``engine/zhadu.py``, so a mistake would have to be made
-twice, differently, to go unnoticed.
+It works on text: the adjacency table written out by hand (not the engine's construction of the
+board; tests/test_docs.py checks that docs/zhadu.md shows the same table), a dict of point name
+-> (colour, stone), and an explicit depth-first enumeration of every walk of a stone. It shares
+no code with ``engine/zhadu.py``, so a mistake would have to be made twice, differently, to go
+unnoticed.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-# zhadu.md, "Adjacency, for checking", verbatim.
+# Every point: the points one step away on the full board.
 ADJACENCY_TABLE = """
 a0: a1 a2 a3          a1: a0 a2 a3          a2: a0 a1 a3 b2       a3: a0 a1 a2 b3
 b0: b1 b2 b3          b1: b0 b2 b3 c3 d2    b2: a2 b0 b1 b3 c1    b3: a3 b0 b1 b2 d1
@@ -28,7 +29,7 @@ OTHER = {"w": "b", "b": "w"}
 
 
 def table_adjacency() -> dict[str, set[str]]:
-    """The spec's adjacency table as point -> set of neighbours."""
+    """The adjacency table as point -> set of neighbours."""
     adjacency: dict[str, set[str]] = {}
     tokens = ADJACENCY_TABLE.split()
     point = None

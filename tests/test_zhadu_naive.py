@@ -94,7 +94,7 @@ def test_naive_crosscheck_random_games() -> None:
 
 
 def test_naive_crosscheck_passes() -> None:
-    """Games from the walled-in position of zhadu.md: pass is played and compared."""
+    """Games from the walled-in position of docs/zhadu.md: pass is played and compared."""
     passes = 0
     for seed in range(20):
         rng = random.Random(seed)

@@ -1,0 +1,240 @@
+"""Helpers (no tests): the example sessions of the documentation, read, replayed, rewritten.
+
+An example session is a fenced block whose lines starting with ``> `` are typed commands and
+whose other lines are the engine's replies; a ``$ printf '...' | zengine`` line followed by its
+output is one too. tests/test_docs.py replays them and compares; after a change that alters
+real output (a new search, another message), refresh them from the engine with
+
+    python tests/doc_sessions.py docs/protocol.md docs/zola.md docs/zhadu.md README.md
+
+and read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from test_protocol_helpers import Script, zengine_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fenced_blocks(path: str) -> list[tuple[int, list[str]]]:
+    """``(line number of the first line inside, lines)`` of every fenced block of a file."""
+    blocks: list[tuple[int, list[str]]] = []
+    current: list[str] | None = None
+    start = 0
+    for number, line in enumerate((ROOT / path).read_text().splitlines(), 1):
+        if line.startswith("```"):
+            if current is None:
+                current, start = [], number + 1
+            else:
+                blocks.append((start, current))
+                current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+@dataclass
+class Step:
+    """One typed command and the reply lines the documentation shows for it."""
+
+    command: str
+    expected: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Example:
+    """One example session: where it is (``path:line``), and its steps."""
+
+    where: str
+    steps: list[Step]
+
+
+def sessions(paths: list[str]) -> list[Example]:
+    """Every ``> `` session in the files."""
+    found = []
+    for path in paths:
+        for start, lines in fenced_blocks(path):
+            if not lines or not lines[0].startswith("> "):
+                continue
+            steps: list[Step] = []
+            for line in lines:
+                if line.startswith("> "):
+                    steps.append(Step(line[2:]))
+                else:
+                    steps[-1].expected.append(line)
+            found.append(Example(f"{path}:{start}", steps))
+    return found
+
+
+def shell_examples(paths: list[str], program: str) -> list[tuple[str, str, list[str]]]:
+    """``(path:line, command, output lines)`` of every ``$ <command>`` example of ``program``
+    (``pipe`` for ``printf ... | zengine``, else a ``zengine`` subcommand such as ``perft``);
+    the line is the command's last one, so its output starts at that 0-based index."""
+    found = []
+    for path in paths:
+        for start, lines in fenced_blocks(path):
+            for i, line in enumerate(lines):
+                if not line.startswith("$ "):
+                    continue
+                command, end = line[2:], i
+                while command.endswith("\\"):
+                    end += 1
+                    command = command[:-1] + lines[end].strip()
+                output = []
+                for later in lines[end + 1 :]:
+                    if later.startswith("$ "):
+                        break
+                    output.append(later)
+                words = shlex.split(command)
+                piped = words[0] == "printf" and words[-1] == "zengine"
+                if (program == "pipe" and piped) or words[:2] == ["zengine", program]:
+                    found.append((f"{path}:{start + end}", command, output))
+    return found
+
+
+@dataclass
+class Reply:
+    """What one command printed, and what is needed to judge it."""
+
+    lines: list[str]
+    #: A ``go`` whose lines are the same on every machine (see :func:`fixed_search`).
+    fixed: bool = False
+    #: For a ``go``: the legal moves when it was sent.
+    legal: set[str] = field(default_factory=set)
+
+
+def fixed_search(command: str) -> bool:
+    """Whether a ``go`` prints the same lines on every machine: bounded by depth or nodes only
+    (with Seed 0 such a search is a function of position, limits and table)."""
+    words = set(command.lower().split()[1:])
+    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite"}
+    return bool({"depth", "nodes"} & words) and not timed & words
+
+
+_TIMED = re.compile(r" (nps|time) \d+")
+
+
+def normal(line: str, fixed: bool) -> str | None:
+    """A reply line with what varies by machine or install removed (None: left out entirely).
+
+    ``nps`` and ``time`` of ``info`` lines; the ``info`` lines and the ``bestmove`` of a search
+    that is not ``fixed``; the version and author of the handshake; the detail for people after
+    ``error <code>``.
+    """
+    if line.startswith("info depth "):
+        return _TIMED.sub(r" \1 _", line) if fixed else None
+    if line.startswith("id name zengine "):
+        return "id name zengine _"
+    if line.startswith("id author "):
+        return "id author _"
+    if line.startswith("error "):
+        return " ".join(line.split()[:2])
+    if line.startswith("bestmove ") and not fixed:
+        return "bestmove _"
+    return line
+
+
+def same(shown: list[str], got: list[str], fixed: bool) -> bool:
+    """Whether the lines shown are the lines printed, up to what :func:`normal` leaves out."""
+    want = [n for n in (normal(line, fixed) for line in shown) if n is not None]
+    return want == [n for n in (normal(line, fixed) for line in got) if n is not None]
+
+
+def replay(example: Example) -> list[Reply]:
+    """Type the session's commands into a fresh engine; what each printed.
+
+    A search bounded by depth, nodes or time is waited for before the next command, as a person
+    waits for ``bestmove``; one that only ``stop`` ends runs on meanwhile, and its lines are
+    not fixed (they may show up in the reply of any command up to the ``stop``).
+    """
+    script = Script()
+    replies = []
+    open_search = False
+    for step in example.steps:
+        words = step.command.split()
+        word = words[0].lower() if words else ""
+        if word == "quit":
+            script.session.quit()
+            replies.append(Reply([]))
+            break
+        legal = set(script.engine.legal_moves()) if word == "go" and not open_search else set()
+        fixed = word == "go" and fixed_search(step.command) and not open_search
+        lines = script.send(step.command)
+        if word == "go" and not script.engine.search_unbounded:
+            lines += script.finish()
+        elif word == "go":
+            open_search = True
+        if open_search:
+            fixed = False
+            if word == "stop":
+                open_search = False
+        replies.append(Reply(lines, fixed, legal))
+    script.finish()
+    return replies
+
+
+def run_pipe(command: str) -> subprocess.CompletedProcess[str]:
+    """Run a ``printf ... | zengine`` example with the installed ``zengine``."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(zengine_path()) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(
+        command, shell=True, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def searches_fixed(command: str) -> bool:
+    """Whether every ``go`` of a ``printf ... | zengine`` example is a fixed search."""
+    go = [line for line in command.split("\\n") if line.split()[:1] == ["go"]]
+    return all(fixed_search(line) for line in go)
+
+
+def rewrite(path: str) -> int:
+    """Replace the replies that are no longer the real ones, in every session and piped example
+    of a file, with real output; how many examples changed. (Replies that differ only in what
+    varies from run to run are kept, so a refresh touches only what is stale.)"""
+    lines = (ROOT / path).read_text().splitlines()
+    changed = 0
+    # From the end, so earlier line numbers stay valid while later blocks change length.
+    for where, command, shown in reversed(shell_examples([path], "pipe")):
+        first = int(where.split(":")[1])  # the line after the command's last line
+        got = run_pipe(command).stdout.splitlines()
+        if not same(shown, got, searches_fixed(command)):
+            lines[first : first + len(shown)] = got
+            changed += 1
+    for example in reversed(sessions([path])):
+        start = int(example.where.split(":")[1]) - 1
+        end = start + sum(1 + len(step.expected) for step in example.steps)
+        fresh, stale = [], False
+        for step, reply in zip(example.steps, replay(example)):
+            kept = same(step.expected, reply.lines, reply.fixed)
+            stale = stale or not kept
+            fresh += [f"> {step.command}", *(step.expected if kept else reply.lines)]
+        if stale:
+            lines[start:end] = fresh
+            changed += 1
+    (ROOT / path).write_text("\n".join(lines) + "\n")
+    return changed
+
+
+def main(paths: list[str]) -> int:
+    """Rewrite the given files (paths from the repository root); exit status."""
+    if not paths:
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
+        print("usage: python tests/doc_sessions.py FILE...", file=sys.stderr)
+        return 2
+    for path in paths:
+        print(f"{path}: {rewrite(path)} example(s) refreshed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
