@@ -12,13 +12,16 @@ at the command line, whatever the subcommand declares:
   ASCII digits only, any length, one message stating the accepted range (:class:`Integer`);
 * a negative number where an argument is expected is that argument (``zengine perft -1`` is a
   depth out of range, not an unknown option ``-1``);
-* Ctrl-C ends the command with one line ``zengine ...: interrupted`` and exit code 130.
+* Ctrl-C ends the command with one line ``zengine ...: interrupted`` and exit code 130;
+* a failure of the machine (a full disk) is one line and exit code 1.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -156,12 +159,17 @@ def _values_after(token: str, takes: dict[str, int]) -> int | None:
     return 0
 
 
-class Interrupted(Exception):
-    """Ctrl-C during a command, carried past click (which would print a line of its own)."""
+class Stopped(Exception):
+    """A command stopped from outside, carried past click to be reported as one line.
 
-    def __init__(self, command_path: str) -> None:
-        super().__init__(command_path)
+    ``reason`` is None for Ctrl-C, else what the system refused (a full disk, no more
+    processes): failures of the machine, never of the program, whose bugs keep their traceback.
+    """
+
+    def __init__(self, command_path: str, reason: str | None = None) -> None:
+        super().__init__(command_path, reason)
         self.command_path = command_path
+        self.reason = reason
 
 
 class CommandLine(click.Group):
@@ -194,10 +202,11 @@ class CommandLine(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            path = ctx.command_path
-            if ctx.invoked_subcommand:
-                path += " " + ctx.invoked_subcommand
-            raise Interrupted(path) from None
+            raise Stopped(_running(ctx)) from None
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # the reader went away (| head): click ends quietly
+                raise
+            raise Stopped(_running(ctx), exc.strerror or str(exc)) from None
 
     def main(
         self,
@@ -219,11 +228,30 @@ class CommandLine(click.Group):
         except click.ClickException as exc:
             where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else None
             fail(where or prog_name, exc.format_message(), exc.exit_code)
-        except Interrupted as exc:
-            interrupted(exc.command_path)
+        except Stopped as exc:
+            if exc.reason is None:
+                interrupted(exc.command_path)
+            _drop_output()
+            fail(exc.command_path, exc.reason, 1)
         except (click.Abort, KeyboardInterrupt):
             interrupted(prog_name)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _running(ctx: click.Context) -> str:
+    """``zengine`` and the subcommand running, if any."""
+    if ctx.invoked_subcommand:
+        return f"{ctx.command_path} {ctx.invoked_subcommand}"
+    return ctx.command_path
+
+
+def _drop_output() -> None:
+    """Point stdout at nothing: output it could not take must not fail again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def fail(where: str, message: str, code: int = EXIT_USAGE) -> NoReturn:

@@ -145,6 +145,17 @@ def test_bad_command_line_of_the_real_command(args: list[str]) -> None:
     assert b"Traceback" not in proc.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["perft", "2"], ["perft", "2", "--divide"], ["bench", "1"]])
+def test_output_to_a_full_disk_is_one_line(args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [*ZENGINE, *args], stdout=full, stderr=subprocess.PIPE, timeout=DEADLINE, text=True
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == f"zengine {args[0]}: error: no space left on device\n"
+
+
 # --- perft at the edges ----------------------------------------------------------------------
 
 
