@@ -11,6 +11,8 @@ subprocess), three pairings per game:
 Each pairing plays ``--games`` games (default 40): openings of a few seeded random plies, each
 played twice with colours swapped. The score (wins + draws / 2) of the first player of the pairing
 is printed with its 95% Wilson interval. Slow (minutes per pairing): not part of the test suite.
+``--jobs`` plays games in worker processes (:func:`zengine.engine.parallel.parallel_map`): Ctrl-C
+stops them all at once.
 """
 
 from __future__ import annotations
@@ -20,18 +22,23 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import click
 
-from zengine.engine.game import State
+from zengine.engine.game import GameError, State
+from zengine.engine.parallel import parallel_map
 from zengine.engine.search import Limits, Searcher
+from zengine.engine.values import MAX_MS
 from zengine.engine.variants import GAMES, make_rules
 
 #: A game longer than this many plies is adjudicated a draw (the rules end every Zola game,
 #: and Zhadu's quiet limit ends aimless ones; this is only a safety net).
 MAX_PLIES = 600
+#: Most games a pairing plays (the task list is built up front).
+MAX_GAMES = 100_000
+#: Most worker processes.
+MAX_JOBS = 256
 
 Mover = Callable[[State], int]
 
@@ -180,11 +187,7 @@ def run_pairing(
     plies = opening_plies(variant)
     tasks = [(variant, i // 2, plies, a, b, bool(i % 2)) for i in range(games)]
     start = time.perf_counter()
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            results = list(pool.map(play_game, tasks))
-    else:
-        results = [play_game(t) for t in tasks]
+    results = parallel_map(play_game, tasks, jobs)
     total = sum(s for s, _ in results)
     wins = sum(1 for s, _ in results if s == 1.0)
     draws = sum(1 for s, _ in results if s == 0.5)
@@ -221,19 +224,40 @@ PAIRINGS = ("random", "greedy", "depth")
     show_default=True,
     help="Pairings to play (repeatable).",
 )
-@click.option("--games", type=click.IntRange(min=2), default=40, show_default=True)
+@click.option(
+    "--games",
+    type=click.IntRange(2, MAX_GAMES),
+    default=40,
+    show_default=True,
+    help="Games per pairing (pairs of an opening with colours swapped).",
+)
 @click.option(
     "--movetime",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_MS),
     default=100,
     show_default=True,
     help="Engine ms per move against random and greedy.",
 )
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1, MAX_JOBS),
+    default=1,
+    show_default=True,
+    help="Processes to play games in.",
+)
 def strength_command(
     variants: tuple[str, ...], pairings: tuple[str, ...], games: int, movetime: int, jobs: int
 ) -> None:
-    """Play the engine against random and greedy movers and depth 4 against depth 2."""
+    """Play the engine against random and greedy movers and depth 4 against depth 2.
+
+    Takes minutes per pairing; Ctrl-C stops it.
+    """
+    for variant in variants:
+        try:
+            make_rules(variant)
+        except GameError as exc:
+            raise click.BadParameter(str(exc), param_hint="--variant") from None
     engine = Player("engine-time", movetime)
     for variant in variants:
         for pairing in pairings:
@@ -254,4 +278,6 @@ def strength_command(
 
 
 if __name__ == "__main__":
-    strength_command()
+    from zengine.protocol.cli import main
+
+    main(["strength", *sys.argv[1:]])

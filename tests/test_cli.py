@@ -1,0 +1,364 @@
+"""The ``zengine`` command line as people use it: help, bad command lines, Ctrl-C.
+
+Bad command lines run in this process (``main`` exits as the command would); Ctrl-C runs the
+real command on a pseudo-terminal (pexpect), presses Ctrl-C once it has demonstrably started
+(its worker processes exist, or it has used more processor time than starting takes) and checks
+it ends within a generous deadline, says so in one line, and leaves no process of its session.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import pexpect
+import pytest
+
+from zengine.engine import parallel
+from zengine.engine.bench import DEFAULT_DEPTH
+from zengine.engine.game import GameError
+from zengine.protocol.cli import SUBCOMMANDS, main
+
+#: Generous: a command stops in well under a second, but CI machines can be loaded.
+DEADLINE = 20.0
+ZENGINE = [sys.executable, "-m", "zengine"]
+
+linux_only = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of ``zengine <args>`` run in this process."""
+    with pytest.raises(SystemExit) as exit_info:
+        main.main(args, prog_name="zengine")
+    out, err = capsys.readouterr()
+    code = exit_info.value.code
+    return (code if isinstance(code, int) else 1), out, err
+
+
+# --- help ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.parametrize("command", [[], *([name] for name in sorted(SUBCOMMANDS))])
+def test_help_everywhere(command: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*command, flag], capsys)
+    assert code == 0
+    assert out.startswith(f"Usage: {' '.join(['zengine', *command])} ")
+    assert err == ""
+
+
+def test_help_states_depths(capsys: pytest.CaptureFixture[str]) -> None:
+    _, bench_help, _ = run(["bench", "--help"], capsys)
+    assert f"default {DEFAULT_DEPTH}" in bench_help
+    assert "1 to 64" in bench_help
+    _, perft_help, _ = run(["perft", "-h"], capsys)
+    assert "0 to 64" in perft_help
+
+
+# --- bad command lines -----------------------------------------------------------------------
+
+HUGE = "9" * 5000
+
+#: (command line, what the one error line must contain)
+BAD_COMMAND_LINES = [
+    (["perft", "-1"], "zengine perft: error: depth must be an integer from 0 to 64, got '-1'"),
+    (["perft", "abc"], "depth must be an integer from 0 to 64, got 'abc'"),
+    (["perft", "65"], "depth must be an integer from 0 to 64, got '65'"),
+    (["perft", HUGE], "depth must be an integer from 0 to 64, got '999"),
+    (["perft", "３"], "got '３'"),  # fullwidth digit three
+    (["perft", "٣"], "got '٣'"),  # Arabic-Indic digit three
+    (["perft", "+-1"], "depth must be an integer"),
+    (["perft", "2.5"], "depth must be an integer"),
+    (["perft"], "zengine perft: error: missing argument 'DEPTH'"),
+    (["perft", "1", "2"], "unexpected extra argument"),
+    (["perft", "-v", "zola", "-3"], "got '-3'"),
+    (["perft", "--variant=zola", "-3", "--divide"], "got '-3'"),
+    (["perft", "--", "-3"], "got '-3'"),
+    (["perft", "-j2", "-3"], "got '-3'"),
+    (["perft", "--divide", "-1", "-j", "2"], "got '-1'"),
+    (["perft", "-j", "2", "1", "-2"], "unexpected extra argument (-2)"),
+    (["perft", "1", "--jobs", "0"], "--jobs must be an integer from 1 to 256, got '0'"),
+    (["perft", "--jobs", "-1", "1"], "--jobs must be an integer from 1 to 256, got '-1'"),
+    (["perft", "1", "-j", HUGE], "--jobs must be an integer from 1 to 256"),
+    (["perft", "1", "--jobs"], "--jobs"),
+    (["perft", "-1", "--frob"], "no such option '--frob'"),
+    (["perft", "1", "-x"], "no such option '-x'"),
+    (["perft", "1", "--variant", "chess"], "unknown game 'chess'"),
+    (["perft", "1", "--rule", "quiet"], "'quiet' is not KEY=VALUE"),
+    (["perft", "1", "--variant", "zhadu", "--rule", "colour=green"], "zengine perft: error:"),
+    (["perft", "1", "--fen", "not a position"], "zengine perft: error:"),
+    (["bench", "0"], "zengine bench: error: depth must be an integer from 1 to 64, got '0'"),
+    (["bench", "-2"], "depth must be an integer from 1 to 64, got '-2'"),
+    (["bench", "65"], "got '65'"),
+    (["bench", HUGE], "depth must be an integer from 1 to 64"),
+    (["bench", "three"], "got 'three'"),
+    (["bench", "1", "2"], "unexpected extra argument"),
+    (["strength", "--games", "1"], "--games must be an integer from 2 to 100000, got '1'"),
+    (["strength", "--games", HUGE], "--games must be an integer from 2 to 100000"),
+    (["strength", "--movetime", "-5"], "--movetime must be an integer from 1 to"),
+    (["strength", "-j", "0"], "--jobs must be an integer from 1 to 256"),
+    (["strength", "--variant", "chess"], "unknown game 'chess'"),
+    (["strength", "--pairing", "chess"], "--pairing"),
+    (["strength", "extra"], "unexpected extra argument"),
+    (["perfft"], "zengine: error: no such command 'perfft' (did you mean 'perft'?)"),
+    (["xyzzy"], "zengine: error: no such command 'xyzzy'"),
+    (["--frob"], "zengine: error: no such option '--frob'"),
+    (["-1"], "zengine: error: no such option '-1'"),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), BAD_COMMAND_LINES)
+def test_bad_command_line_is_one_line_and_exit_2(
+    args: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(args, capsys)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert err.startswith("zengine")
+    assert ": error: " in err
+    assert expected in err
+    assert len(err) < 300  # a huge token is cut, not echoed whole
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["perft", "-1"],
+        ["perft", HUGE],
+        ["perft", b"\xff\xfe".decode("utf-8", "surrogateescape")],
+        ["bench", "x"],
+        ["strength", "--games", "1"],
+        ["nothing"],
+    ],
+)
+def test_bad_command_line_of_the_real_command(args: list[str]) -> None:
+    """The same, through the interpreter's start-up (console encoding, undecodable bytes)."""
+    argv = [os.fsencode(arg) for arg in args]
+    proc = subprocess.run(
+        [*ZENGINE, *argv], capture_output=True, timeout=DEADLINE, stdin=subprocess.DEVNULL
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    assert proc.stderr.count(b"\n") == 1 and proc.stderr.startswith(b"zengine")
+    assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["perft", "2"], ["perft", "2", "--divide"], ["bench", "1"]])
+def test_output_to_a_full_disk_is_one_line(args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [*ZENGINE, *args], stdout=full, stderr=subprocess.PIPE, timeout=DEADLINE, text=True
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == f"zengine {args[0]}: error: no space left on device\n"
+
+
+# --- perft at the edges ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--divide"], ["--jobs", "2"], ["--divide", "-j", "2"]])
+def test_perft_0_is_one_leaf(extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["perft", "0", *extra], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == "Nodes searched: 1"  # as the protocol's perft 0
+
+
+@pytest.mark.parametrize("variant", ["zola", "zhadu"])
+def test_parallel_divide_equals_divide(variant: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _, serial, _ = run(["perft", "3", "--divide", "--variant", variant], capsys)
+    _, spread, _ = run(["perft", "3", "--divide", "--variant", variant, "--jobs", "3"], capsys)
+    rows, _, summary = serial.partition("\n\n")
+    assert len(rows.splitlines()) > 1
+    assert spread.partition("\n\n")[0] == rows
+    total = sum(int(line.rsplit(": ", 1)[1]) for line in rows.splitlines())
+    assert summary.splitlines()[0] == f"Nodes searched: {total}"
+    assert spread.partition("\n\n")[2].splitlines()[0] == f"Nodes searched: {total}"
+
+
+# --- worker processes ------------------------------------------------------------------------
+
+
+def square(n: int) -> int:
+    return n * n
+
+
+def refuse_seven(n: int) -> int:
+    if n == 7:
+        raise GameError("seven")
+    time.sleep(0.01 * (n % 3))  # finish out of order
+    return n
+
+
+@linux_only
+def test_parallel_map_keeps_order_and_reaps() -> None:
+    assert parallel.parallel_map(square, range(50), 3) == [n * n for n in range(50)]
+    assert parallel.parallel_map(square, [4], 3) == [16]
+    assert parallel.parallel_map(square, [], 3) == []
+    assert living_children() == []
+
+
+@linux_only
+def test_parallel_map_raises_a_worker_error_and_stops_the_others() -> None:
+    with pytest.raises(GameError, match="seven"):
+        parallel.parallel_map(refuse_seven, range(40), 3)
+    assert living_children() == []
+
+
+# --- Ctrl-C ----------------------------------------------------------------------------------
+
+
+def proc_stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    return data[data.rindex(")") + 2 :].split()
+
+
+def living(select: Callable[[list[str]], bool]) -> list[int]:
+    """Pids of the processes (not zombies) whose stat fields ``select`` accepts."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            fields = proc_stat(int(name))
+            if fields is not None and fields[0] != "Z" and select(fields):
+                found.append(int(name))
+    return found
+
+
+def living_children() -> list[int]:
+    me = str(os.getpid())
+    return living(lambda fields: fields[1] == me)
+
+
+def session(pid: int) -> list[int]:
+    """Processes of the session ``pid`` leads (pexpect starts each command in its own)."""
+    return living(lambda fields: fields[3] == str(pid))
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = proc_stat(pid)
+    if fields is None:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, f"never {what}"
+        time.sleep(0.02)
+
+
+def working(child: pexpect.spawn) -> None:
+    """Past start-up (about 0.15 s of processor time) and computing."""
+    wait_until(lambda: cpu_seconds(child.pid) > 0.8, "computed")
+
+
+def with_workers(count: int) -> Callable[[pexpect.spawn], None]:
+    def started(child: pexpect.spawn) -> None:
+        wait_until(lambda: len(session(child.pid)) >= 1 + count, f"started {count} workers")
+
+    return started
+
+
+def interrupt(
+    args: list[str], started: Callable[[pexpect.spawn], None], presses: int = 1, tty: bool = True
+) -> tuple[pexpect.spawn, str]:
+    """Run ``zengine <args>``, press Ctrl-C once started; the ended child and its output."""
+    child = pexpect.spawn(ZENGINE[0], [*ZENGINE[1:], *args], encoding="utf-8", timeout=DEADLINE)
+    try:
+        started(child)
+        for _ in range(presses):
+            if tty:
+                child.sendintr()
+            else:
+                os.kill(child.pid, signal.SIGINT)
+            time.sleep(0.05)
+        child.expect(pexpect.EOF, timeout=DEADLINE)
+        child.close()
+    finally:
+        if child.isalive():
+            child.close(force=True)
+    # A worker the kernel kills with its parent may take a moment to be gone.
+    wait_until(lambda: session(child.pid) == [], "ended every process of the command")
+    return child, child.before or ""
+
+
+def assert_interrupted(child: pexpect.spawn, output: str, command: str) -> None:
+    assert child.exitstatus == 130, output
+    assert f"{command}: interrupted" in output
+    assert "Traceback" not in output
+    assert "Error" not in output
+
+
+@linux_only
+@pytest.mark.parametrize(
+    ("args", "started"),
+    [
+        (["perft", "64"], working),
+        (["perft", "7", "--jobs", "2"], with_workers(2)),
+        (["perft", "7", "--divide", "-j", "3"], with_workers(3)),
+        (["bench", "64"], working),
+        (["strength", "--games", "4"], working),
+        (["strength", "--games", "4", "-j", "2"], with_workers(2)),
+    ],
+    ids=["perft", "perft-jobs", "perft-divide-jobs", "bench", "strength", "strength-jobs"],
+)
+def test_ctrl_c_stops_the_command(
+    args: list[str], started: Callable[[pexpect.spawn], None]
+) -> None:
+    child, output = interrupt(args, started)
+    assert_interrupted(child, output, f"zengine {args[0]}")
+
+
+@linux_only
+def test_ctrl_c_twice_stops_the_workers_quietly() -> None:
+    child, output = interrupt(["perft", "7", "-j", "2"], with_workers(2), presses=3)
+    assert_interrupted(child, output, "zengine perft")
+
+
+@linux_only
+def test_sigint_to_the_parent_alone_stops_the_workers() -> None:
+    """As ``kill -INT`` from a script: the workers get no signal, the parent ends them."""
+    child, output = interrupt(["perft", "7", "-j", "2"], with_workers(2), tty=False)
+    assert_interrupted(child, output, "zengine perft")
+
+
+@linux_only
+def test_workers_die_with_a_killed_parent() -> None:
+    child = pexpect.spawn(ZENGINE[0], [*ZENGINE[1:], "perft", "7", "-j", "2"], timeout=DEADLINE)
+    try:
+        with_workers(2)(child)
+        child.kill(signal.SIGKILL)
+        child.expect(pexpect.EOF, timeout=DEADLINE)
+    finally:
+        child.close(force=True)
+    wait_until(lambda: session(child.pid) == [], "ended the workers of a killed parent")
+
+
+@linux_only
+def test_ctrl_c_ends_the_protocol_quietly() -> None:
+    def searching(child: pexpect.spawn) -> None:
+        child.sendline("uci")
+        child.expect_exact("uciok")
+        child.sendline("go infinite")
+        child.expect_exact("info depth")
+
+    def waiting(child: pexpect.spawn) -> None:
+        child.sendline("isready")
+        child.expect_exact("readyok")
+
+    for started in (searching, waiting):
+        child, output = interrupt([], started)
+        assert child.signalstatus is None
+        assert child.exitstatus in (0, 130)
+        assert "Traceback" not in output
