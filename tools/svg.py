@@ -11,7 +11,7 @@ import sys
 import click
 
 from zengine.engine.game import GameError, MoveError, State
-from zengine.engine.variants import make_rules
+from zengine.engine.variants import default_variant, make_rules
 
 #: Default picture width in pixels.
 DEFAULT_SIZE = 480
@@ -43,7 +43,13 @@ def position(
 
 
 @click.command("svg")
-@click.option("--variant", "-v", default="zola", show_default=True, help="Game or variant name.")
+@click.option(
+    "--variant",
+    "-v",
+    default=default_variant,
+    show_default="the first registered variant",
+    help="Game or variant name.",
+)
 @click.option("--fen", default=None, help="Start from this position string instead of the start.")
 @click.option(
     "--moves",
