@@ -1,6 +1,6 @@
 """``python -m zengine``: the same program as the ``zengine`` command."""
 
-from zengine.protocol.cli import main
+from zengine.protocol import main
 
 if __name__ == "__main__":
-    main(prog_name="zengine")
+    main()
