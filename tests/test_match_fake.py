@@ -55,8 +55,10 @@ def run(tmp_path, *args, out="m"):
 
 #: Untimed games: a sound fake engine answers at once; nothing waits for a slow machine.
 EASY = ("--each", "depth=1")
-#: Short deadlines for the misbehaving engine X only: its handshake, resync and move waits.
-X_DEADLINES = ("timeout.start=0.5", "timeout.grace=0.2", "timeout.move=0.5")
+#: Short deadlines for the misbehaving engine X only, for waits it never answers: isready
+#: (before a game, after a stall), a move without a clock, past its clock. Its start (the
+#: wait for uciok, which a sound process start must meet) keeps the generous default.
+X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
 
 
 @pytest.mark.parametrize(
@@ -133,7 +135,13 @@ def test_garbage_output_is_ignored(tmp_path):
         ("exit-on-go", (), "disconnect", "X disconnected (exit code 0)"),
         # X never answers its first go: its 300 ms clock and 200 ms grace run out for sure.
         ("hang", ("tc=0.3",), "time forfeit", "X lost on time: no bestmove after"),
-        ("no-uci", (), "stalled connection", "X gave no 'uciok' within 0.5 s (at start)"),
+        # Never a word: the wait for uciok may be short.
+        (
+            "no-uci",
+            ("timeout.start=0.5",),
+            "stalled connection",
+            "X gave no 'uciok' within 0.5 s (at start)",
+        ),
         ("no-ready", (), "stalled connection", "X gave no 'readyok' within 0.5 s (at start)"),
     ],
 )
@@ -424,7 +432,7 @@ def test_resume_after_an_engine_failure_continues_the_schedule(tmp_path):
         "--engine",
         fake("no-uci"),
         "name=X",
-        *X_DEADLINES,
+        "timeout.start=0.5",  # it never says a word
         "--engine",
         fake(),
         "name=N",

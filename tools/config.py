@@ -247,31 +247,47 @@ class EngineLimits:
 class Timeouts:
     """Deadlines (seconds) of the waits that no clock bounds, for one engine."""
 
-    #: ``uciok`` / ``readyok`` after the start, before a game, and after a stall.
+    #: ``uciok`` after the process starts (loading an engine may take a while).
     start: float = 10.0
+    #: ``readyok`` after ``isready``: in the handshake, before each game, after a stall.
+    #: None: the same as ``start``.
+    ready: float | None = None
     #: A ``bestmove`` when the limits are depth or nodes only.
     move: float = 60.0
     #: The wait past a clock before the referee stops waiting for a ``bestmove``.
     grace: float = 1.0
 
+    KEYS = ("start", "ready", "move", "grace")
+
     def __post_init__(self) -> None:
-        for name, low in (("start", 0.001), ("move", 0.001), ("grace", 0.0)):
+        for name, low in (("start", 0.001), ("ready", 0.001), ("move", 0.001), ("grace", 0.0)):
             value = getattr(self, name)
-            if not (math.isfinite(value) and low <= value <= MAX_TIMEOUT_S):
+            if value is None and name == "ready":
+                continue
+            if not (
+                isinstance(value, int | float)
+                and math.isfinite(value)
+                and low <= value <= MAX_TIMEOUT_S
+            ):
                 raise ConfigError(
                     f"timeout {name}={value} out of range ({low:g} to {MAX_TIMEOUT_S:g} s)"
                 )
 
+    @property
+    def ready_s(self) -> float:
+        """The wait for ``readyok``."""
+        return self.start if self.ready is None else self.ready
+
     def with_keys(self, keys: Mapping[str, str], what: str) -> Timeouts:
-        """These timeouts with ``start= move= grace=`` words (seconds) applied."""
-        unknown = sorted(set(keys) - {"start", "move", "grace"})
+        """These timeouts with ``start= ready= move= grace=`` words (seconds) applied."""
+        unknown = sorted(set(keys) - set(self.KEYS))
         if unknown:
-            raise ConfigError(f"{what}: unknown key {unknown[0]} (keys: grace, move, start)")
+            raise ConfigError(f"{what}: unknown key {unknown[0]} (keys: {', '.join(self.KEYS)})")
         values = {k: _seconds(f"{what} {k}=", v, 0.0, MAX_TIMEOUT_S) for k, v in keys.items()}
         return replace(self, **values)
 
-    def to_json(self) -> dict[str, float]:
-        return {"start": self.start, "move": self.move, "grace": self.grace}
+    def to_json(self) -> dict[str, float | None]:
+        return {"start": self.start, "ready": self.ready, "move": self.move, "grace": self.grace}
 
 
 # --- engines ------------------------------------------------------------------------------------
@@ -377,7 +393,7 @@ def engine_config(keys: Mapping[str, str], defaults: Timeouts) -> EngineConfig:
     if unknown:
         raise ConfigError(
             f"--engine: unknown key '{unknown[0]}' (keys: {', '.join(sorted(ENGINE_KEYS))}, "
-            "option.NAME, timeout.start|move|grace)"
+            "option.NAME, timeout.start|ready|move|grace)"
         )
     given = keys.get("cmd")
     if given in (None, "", "zengine"):
@@ -742,9 +758,10 @@ def _json_numbers(data: Any, key: str) -> dict[str, float]:
 
 
 def _timeouts_json(data: Any) -> Timeouts:
-    if not isinstance(data, Mapping) or not set(data) <= {"start", "move", "grace"}:
-        raise ConfigError("configuration: 'timeout' is not an object of start, move, grace")
-    return Timeouts(**_json_numbers(data, "timeout"))
+    if not isinstance(data, Mapping) or not set(data) <= set(Timeouts.KEYS):
+        raise ConfigError("configuration: 'timeout' is not an object of start, ready, move, grace")
+    # An earlier version wrote no "ready": its isready waits were the start timeout (None).
+    return Timeouts(**_json_numbers({k: v for k, v in data.items() if v is not None}, "timeout"))
 
 
 # --- the command line ---------------------------------------------------------------------------

@@ -168,7 +168,7 @@ class EngineProcess:
     def sync(self) -> None:
         """``isready`` -> ``readyok``: everything sent so far was processed."""
         self.send("isready")
-        self.wait_for("readyok")
+        self.wait_for("readyok", self.config.timeouts.ready_s)
 
     def new_game(self, variant: str, extra_options: dict[str, str]) -> None:
         """Select the variant (and rule options), start a new game, and sync."""

@@ -76,7 +76,7 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 \b
 --engine key=value...   an engine (repeat): cmd= name= proto=uci|ugi option.NAME=V
                         tc=[moves/]base[+inc] st=S depth=N nodes=N timemargin=MS dir=
-                        timeout.start=S timeout.move=S timeout.grace=S
+                        timeout.start=S timeout.ready=S timeout.move=S timeout.grace=S
 --each key=value...     keys for every engine
 --variant V             {variants}   --rule KEY=VALUE...
 --games N --rounds N    games per encounter per round (pairs, colours swapped)
@@ -89,7 +89,7 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --draw movenumber=N movecount=N score=CP
 --sprt elo0=E0 elo1=E1 alpha=A beta=B   stop when decided (two engines)
 --recover               restart a crashed engine and go on
---timeout start=S move=S grace=S        handshake, untimed move, clock grace
+--timeout start=S ready=S move=S grace=S   uciok, readyok, untimed move, clock grace
 --out DIR | --resume DIR   --event NAME   --debug (traffic.log)
 
 With no --engine, the built-in engine plays itself: a short demonstration on {first}.

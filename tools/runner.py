@@ -119,10 +119,13 @@ class Match:
         self.live: set[EngineProcess] = set()
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
-        self._traffic: IO[str] | None = (
-            open(out_dir / TRAFFIC_FILE, "a", encoding="utf-8") if config.debug else None
-        )
-        self._stderr = open(out_dir / STDERR_FILE, "ab")
+        try:
+            self._stderr = open(out_dir / STDERR_FILE, "ab")
+            self._traffic: IO[str] | None = (
+                open(out_dir / TRAFFIC_FILE, "a", encoding="utf-8") if config.debug else None
+            )
+        except OSError as exc:
+            raise ConfigError(f"cannot write in {out_dir}: {exc.strerror or exc}") from None
 
     # --- output ------------------------------------------------------------------------------
     def _log(self, line: str) -> None:
@@ -332,6 +335,8 @@ def new_out_dir(base: str | None) -> Path:
     """``--out DIR`` (created), or a new ``./matches/<UTC timestamp>`` directory."""
     if base:
         path = Path(base)
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"--out {base}: not a directory")
         if read_games(str(path / GAMES_FILE)):
             raise ConfigError(
                 f"--out {base}: it already holds games; use --resume {base} to continue it"
@@ -358,8 +363,13 @@ def new_out_dir(base: str | None) -> Path:
 def write_config(config: MatchConfig, out_dir: Path) -> None:
     """``DIR/config.json`` (atomically), what ``--resume`` reads back."""
     tmp = out_dir / (CONFIG_FILE + ".tmp")
-    tmp.write_text(json.dumps(config.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, out_dir / CONFIG_FILE)
+    try:
+        tmp.write_text(
+            json.dumps(config.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        os.replace(tmp, out_dir / CONFIG_FILE)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {out_dir / CONFIG_FILE}: {exc.strerror or exc}") from None
 
 
 def read_config(out_dir: Path) -> MatchConfig:
