@@ -9,14 +9,19 @@ event that is certain (it never answers, it answers too late by design)."""
 
 import json
 import os
+import pickle
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from zengine.engine.values import Termination
+from zengine.tools.config import parse_command_line
 from zengine.tools.match import run_match
 from zengine.tools.runner import ExitReason
+from zengine.tools.schedule import match_schedule
 
 FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
 DATA = Path(__file__).parent / "data"
@@ -471,3 +476,77 @@ def test_a_match_of_the_previous_version_resumes(tmp_path):
     assert (out / "games.pgn").read_text().count("[Event ") == 3
     assert result.summary["games_played"] == 3 and "sprt" in result.summary
     assert children() == []
+
+
+#: What a worker of a distributed match does, in a fresh interpreter: its own engines, one
+#: scheduled game; configuration and game come in pickled, the report goes out pickled.
+WORKER = """
+import pickle, sys
+from zengine.tools.engine_process import EngineProcess
+from zengine.tools.play import EngineKeeper, play_scheduled_game
+
+config, game = pickle.load(sys.stdin.buffer)
+
+
+def start(index):
+    engine = EngineProcess(config.engines[index])
+    engine.handshake()
+    return engine
+
+
+keeper = EngineKeeper(start, lambda engine, grace: engine.close(grace))
+try:
+    report = play_scheduled_game(config, game, keeper.engine)
+finally:
+    keeper.close()
+sys.stdout.buffer.write(pickle.dumps(report))
+"""
+
+
+def test_a_scheduled_game_plays_in_another_process(tmp_path):
+    config = parse_command_line(
+        ["--engine", fake("--log", str(tmp_path / "a.log")), "name=A"]
+        + ["--engine", fake("--seed", "2", "--log", str(tmp_path / "b.log")), "name=B"]
+        + ["--each", "depth=1", "--variant", "zhadu", "--games", "2", "--seed", "3"]
+    )
+    rules = config.make_rules()
+    games = match_schedule(config, rules)
+    for game in games:
+        done = subprocess.run(
+            [sys.executable, "-c", WORKER],
+            input=pickle.dumps((config, game)),
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+        report = pickle.loads(done.stdout)
+        record = report.record
+        assert report.failed == ()
+        assert (record.id, record.p1, record.p2) == (
+            game.id,
+            ("A", "B")[game.p1],
+            ("A", "B")[game.p2],
+        )
+        assert record.opening_moves == game.opening.moves
+        # The moves are the game's own: they replay legally to the recorded end.
+        state = game.opening.state(rules)
+        for move in record.moves:
+            state.play(state.parse_move(move))
+        assert state.position_text() == record.final_fen
+        if record.termination is Termination.RULES:
+            assert state.outcome() is not None and state.outcome().result is record.result
+    assert running(str(tmp_path)) == []  # the worker stopped its engines
+
+
+def running(marker: str) -> list[str]:
+    """Processes whose command line contains ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(cmdline.decode(errors="replace"))
+    return found

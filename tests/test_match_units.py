@@ -81,7 +81,22 @@ def test_tc_parse_and_text(text, base, inc, moves):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "abc", "10+", "+1", "1:75", "0/10", "0", "10+x", "1:2:3", "1e3", "inf", "-5", "9" * 20],
+    [
+        "",
+        "abc",
+        "10+",
+        "+1",
+        "1:75",
+        "0/10",
+        "0",
+        "10+x",
+        "1:2:3",
+        "1e3",
+        "inf",
+        "-5",
+        "9" * 20,
+        "1:3.5.5",
+    ],
 )
 def test_tc_parse_rejects(text):
     with pytest.raises(ConfigError):

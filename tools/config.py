@@ -109,8 +109,9 @@ def _ms_text(ms: int) -> str:
 
 # --- time controls and limits -------------------------------------------------------------------
 
+#: ``[moves/]base[+inc]``, base ``S[.f]`` or ``M:SS[.f]``.
 _TC_RE = re.compile(
-    r"(?:([0-9]+)/)?([0-9]+(?::[0-9]{1,2}(?:\.[0-9]+)?)?(?:\.[0-9]+)?)(?:\+([0-9]+(?:\.[0-9]+)?))?"
+    r"(?:([0-9]+)/)?([0-9]+(?:\.[0-9]+)?|[0-9]+:[0-9]{1,2}(?:\.[0-9]+)?)(?:\+([0-9]+(?:\.[0-9]+)?))?"
 )
 
 
@@ -705,10 +706,10 @@ class MatchConfig:
                 max_plies=_json_int(data, "maxplies"),
             ),
             sprt=None if sprt is None else SprtConfig(**_json_numbers(sprt, "sprt")),
-            recover=bool(data.get("recover", False)),
+            recover=_json_bool(data, "recover"),
             out=None if data.get("out") is None else str(data["out"]),
             event=str(data.get("event", "zengine match")),
-            debug=bool(data.get("debug", False)),
+            debug=_json_bool(data, "debug"),
         )
 
 
@@ -740,6 +741,13 @@ def _json_int(data: Mapping[str, Any], key: str) -> int:
     value = data.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
         raise ConfigError(f"configuration: '{key}' is not a whole number")
+    return value
+
+
+def _json_bool(data: Mapping[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"configuration: '{key}' is not true or false")
     return value
 
 
