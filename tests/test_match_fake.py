@@ -1,18 +1,30 @@
 """The referee against scripted fake engines (tests/fake_engines/fake_engine.py): every
 failure gives the right result and reason; the match goes on, or stops cleanly without
---recover; no engine process is left behind."""
+--recover; no engine process is left behind.
+
+No test races a well-behaved engine against a short deadline: the sound engines get
+untimed limits (``depth=1``: the fake engine answers at once, the referee waits up to a
+minute) or a generous clock, and only the misbehaving engine gets short deadlines, for an
+event that is certain (it never answers, it answers too late by design)."""
 
 import json
 import os
+import pickle
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from zengine.tools.match import EXIT_ENGINE_FAILURE, EXIT_OK, run_match
+from zengine.engine.values import Termination
+from zengine.tools.config import parse_command_line
+from zengine.tools.match import run_match
+from zengine.tools.runner import ExitReason
+from zengine.tools.schedule import match_schedule
 
 FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
+DATA = Path(__file__).parent / "data"
 
 
 def fake(*args: str) -> str:
@@ -46,106 +58,137 @@ def run(tmp_path, *args, out="m"):
     return result, games, "\n".join(lines)
 
 
-FAST = ("--each", "tc=0.5+0.05", "--timeout", "start=1", "grace=0.5")
+#: Untimed games: a sound fake engine answers at once; nothing waits for a slow machine.
+EASY = ("--each", "depth=1")
+#: Short deadlines for the misbehaving engine X only, for waits it never answers: isready
+#: (before a game, after a stall), a move without a clock, past its clock. Its start (the
+#: wait for uciok, which a sound process start must meet) keeps the generous default.
+X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
 
 
 @pytest.mark.parametrize(
-    "mode,termination,reason",
+    "mode,limits,termination,reason",
     [
-        ("illegal", "illegal move", "X played an illegal move"),
-        ("unparsable", "illegal move", "X played an unparsable move: 'bestmove !!garbage!!'"),
-        ("none", "illegal move", "X played no move ('bestmove (none)') while legal moves exist"),
-        ("late", "time forfeit", "X lost on time: "),
+        ("illegal", (), "illegal move", "X played an illegal move: '"),
+        (
+            "unparsable",
+            (),
+            "protocol error",
+            "X played an unparsable move: 'bestmove !!garbage!!'",
+        ),
+        (
+            "none",
+            (),
+            "protocol error",
+            "X played no move ('bestmove (none)') while legal moves exist",
+        ),
+        # 800 ms late on a clock of 500 ms: lost on time however the machine is loaded.
+        ("late", ("tc=0.5+0.05",), "time forfeit", "X lost on time: "),
     ],
 )
-def test_engine_errors_lose_and_the_match_goes_on(tmp_path, mode, termination, reason):
+def test_engine_errors_lose_and_the_match_goes_on(tmp_path, mode, limits, termination, reason):
     result, games, _ = run(
         tmp_path,
         "--engine",
-        fake(mode, "--after", "2", "--late", "800"),
+        fake(mode, "--late", "800"),
         "name=X",
+        *limits,
         "--engine",
         fake(),
         "name=N",
         "--games",
         "2",
-        *FAST,
+        *EASY,
     )
-    assert result.exit_code == EXIT_OK and len(games) == 2
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
     for game in games:
         loser_side = 0 if game["p1"] == "X" else 1
         assert game["result"] == ("0-1" if loser_side == 0 else "1-0")
         assert game["termination"] == termination
-        assert reason in game["reason"]
+        assert game["reason"].startswith(reason)
 
 
 def test_garbage_output_is_ignored(tmp_path):
     result, games, _ = run(
         tmp_path,
         "--engine",
-        fake("garbage"),
+        fake("garbage", "--score", "12"),
         "name=X",
         "--engine",
         fake(),
         "name=N",
         "--games",
         "2",
-        *FAST,
+        *EASY,
     )
-    assert result.exit_code == EXIT_OK
+    assert result.reason is ExitReason.COMPLETED
     assert [g["termination"] for g in games] == ["normal", "normal"]
+    # The junk info line before each score line leaves no trace; the real one is read.
+    for game in games:
+        assert set(game["scores"]) == {"cp 12", None} and set(game["depths"]) == {1, None}
 
 
 @pytest.mark.parametrize(
-    "mode,termination,reason",
+    "mode,limits,termination,reason",
     [
         (
             "crash",
+            (),
             "disconnect",
             "X disconnected (exit code 3) while the referee waited for bestmove",
         ),
-        ("exit-on-go", "disconnect", "X disconnected (exit code 0)"),
-        ("hang", "time forfeit", "X lost on time: no bestmove after"),
-        ("no-uci", "stalled connection", "X gave no 'uciok' within 1 s (at start)"),
-        ("no-ready", "stalled connection", "X gave no 'readyok' within 1 s (at start)"),
+        ("exit-on-go", (), "disconnect", "X disconnected (exit code 0)"),
+        # X never answers its first go: its 300 ms clock and 200 ms grace run out for sure.
+        ("hang", ("tc=0.3",), "time forfeit", "X lost on time: no bestmove after"),
+        # Never a word: the wait for uciok may be short.
+        (
+            "no-uci",
+            ("timeout.start=0.5",),
+            "stalled connection",
+            "X gave no 'uciok' within 0.5 s (at start)",
+        ),
+        ("no-ready", (), "stalled connection", "X gave no 'readyok' within 0.5 s (at start)"),
     ],
 )
-def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, termination, reason):
-    engines = ("--engine", fake(mode, "--after", "2"), "name=X", "--engine", fake(), "name=N")
-    result, games, text = run(tmp_path, *engines, "--games", "4", *FAST, out="stop")
-    assert result.exit_code == EXIT_ENGINE_FAILURE
+def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, limits, termination, reason):
+    after = "1" if mode == "hang" else "2"
+    engines = (
+        *("--engine", fake(mode, "--after", after), "name=X", *limits, *X_DEADLINES),
+        *("--engine", fake(), "name=N"),
+    )
+    result, games, text = run(tmp_path, *engines, "--games", "4", *EASY, out="stop")
+    assert result.reason is ExitReason.ENGINE_FAILURE
     assert len(games) == 1 and games[0]["result"] == "0-1"
     assert games[0]["termination"] == termination and reason in games[0]["reason"]
     assert "without --recover the match stops" in text
     # With --recover the engine is restarted and every game is played (and lost by X).
-    result, games, _ = run(tmp_path, *engines, "--games", "4", "--recover", *FAST, out="recover")
-    assert result.exit_code == EXIT_OK and len(games) == 4
+    result, games, _ = run(tmp_path, *engines, "--games", "2", "--recover", *EASY, out="recover")
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
     for game in games:
         assert game["termination"] == termination and reason in game["reason"]
         assert game["result"] == ("0-1" if game["p1"] == "X" else "1-0")
 
 
 def test_depth_only_limit_stall_has_a_deadline(tmp_path):
+    # X hangs on its first go; only X's own move deadline is short.
     result, games, _ = run(
         tmp_path,
         "--engine",
-        fake("hang", "--after", "2"),
+        fake("hang"),
         "name=X",
+        *X_DEADLINES,
         "--engine",
         fake(),
         "name=N",
         "--each",
         "depth=2",
-        "--timeout",
-        "start=1",
-        "move=1",
         "--games",
         "2",
         "--recover",
     )
-    assert result.exit_code == EXIT_OK
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
     assert all(g["termination"] == "stalled connection" for g in games)
-    assert "X stalled: no bestmove within 1 s" in games[0]["reason"]
+    assert all(g["reason"] == "X stalled: no bestmove within 0.5 s" for g in games)
 
 
 def test_cannot_start_engine(tmp_path):
@@ -159,9 +202,9 @@ def test_cannot_start_engine(tmp_path):
         "name=N",
         "--games",
         "2",
-        *FAST,
+        *EASY,
     )
-    assert result.exit_code == EXIT_ENGINE_FAILURE
+    assert result.reason is ExitReason.ENGINE_FAILURE
     assert games[0]["termination"] == "disconnect" and "cannot start" in games[0]["reason"]
 
 
@@ -179,6 +222,7 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
         "name=B",
         "proto=ugi",
         "st=0.5",
+        "timemargin=100000",  # go movetime 500, but no loss on time on a loaded machine
         "--variant",
         "zhadu",
         "--rule",
@@ -189,7 +233,7 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
         "random",
         "plies=2",
     )
-    assert result.exit_code == EXIT_OK
+    assert result.reason is ExitReason.COMPLETED
     a = log_a.read_text().splitlines()
     b = log_b.read_text().splitlines()
     assert a[:3] == ["uci", "setoption name Hash value 8", "isready"]
@@ -203,7 +247,8 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
     )
     go_a = [line for line in a if line.startswith("go")]
     assert go_a[0] == "go wtime 10000 btime 10000 winc 250 binc 250 movestogo 40"
-    assert all(line == "go movetime 500" for line in b if line.startswith("go"))
+    go_b = [line for line in b if line.startswith("go")]
+    assert go_b and all(line == "go movetime 500" for line in go_b)
     assert first["variant"] == "zhadu links full quiet 50"
 
 
@@ -221,9 +266,10 @@ def test_adjudication_resign_and_draw(tmp_path):
         "--resign",
         "movecount=2",
         "score=600",
-        *FAST,
+        *EASY,
         out="r",
     )
+    assert len(games) == 2
     for game in games:
         assert game["termination"] == "adjudication"
         assert game["reason"] == "X resigns: score <= -600 cp for 2 moves"
@@ -243,9 +289,10 @@ def test_adjudication_resign_and_draw(tmp_path):
         "movenumber=3",
         "movecount=2",
         "score=5",
-        *FAST,
+        *EASY,
         out="d",
     )
+    assert len(games) == 2
     for game in games:
         assert (game["result"], game["termination"]) == ("1/2-1/2", "adjudication")
         assert len(game["moves"]) == 5  # move number 3 of the game reached, 2 scores each
@@ -261,10 +308,10 @@ def test_adjudication_resign_and_draw(tmp_path):
         "2",
         "--maxplies",
         "7",
-        *FAST,
+        *EASY,
         out="p",
     )
-    assert all(
+    assert len(games) == 2 and all(
         (g["result"], g["termination"], len(g["moves"])) == ("1/2-1/2", "max plies", 7)
         for g in games
     )
@@ -284,9 +331,9 @@ def test_sprt_stops_the_match_when_decided(tmp_path):
         "--sprt",
         "elo0=0",
         "elo1=50",
-        *FAST,
+        *EASY,
     )
-    assert result.exit_code == EXIT_OK
+    assert result.reason is ExitReason.SPRT_DECIDED and result.exit_code == 0
     assert result.summary["sprt"]["verdict"] == "H1"
     assert 2 <= len(games) < 400 and len(games) % 2 == 0
     assert "SPRT: H1 accepted, stopping the match" in text
@@ -297,13 +344,13 @@ def test_concurrency_tournaments_and_cross_table(tmp_path):
     for name in "ABC":
         engines += ["--engine", fake("--seed", str(ord(name))), f"name={name}"]
     result, games, text = run(
-        tmp_path, *engines, "--games", "2", "--rounds", "2", "--concurrency", "2", *FAST
+        tmp_path, *engines, "--games", "2", "--rounds", "2", "--concurrency", "2", *EASY
     )
     assert sorted(g["id"] for g in games) == list(range(12))
     assert "Cross table" in text
     assert sum(e["games"] for e in result.summary["engines"]) == 24
     result, games, _ = run(
-        tmp_path, *engines, "--games", "2", "--tournament", "gauntlet", *FAST, out="g"
+        tmp_path, *engines, "--games", "2", "--tournament", "gauntlet", *EASY, out="g"
     )
     assert {tuple(g["encounter"]) for g in games} == {(0, 1), (0, 2)}
 
@@ -319,7 +366,7 @@ def test_pgn_and_summary_files(tmp_path):
         "name=B",
         "--games",
         "2",
-        *FAST,
+        *EASY,
     )
     out = tmp_path / "m"
     pgn = (out / "games.pgn").read_text()
@@ -348,9 +395,9 @@ def test_rules_draws_come_from_the_game(tmp_path):
         "2",
         "--openings",
         "none",
-        *FAST,
+        *EASY,
     )
-    assert result.exit_code == EXIT_OK
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
     for game in games:
         assert game["termination"] == "normal"
         assert (game["result"], game["reason"]) == ("1/2-1/2", "quiet limit")
@@ -374,7 +421,7 @@ def test_openings_file_positions_and_lines(tmp_path):
         f"file={book}",
         "--games",
         "4",
-        *FAST,
+        *EASY,
     )
     assert [g["opening"] for g in games] == [fen, fen, "a1xa2 b1xa2", "a1xa2 b1xa2"]
     assert [g["start_fen"] for g in games[:2]] == [fen, fen]
@@ -390,18 +437,116 @@ def test_resume_after_an_engine_failure_continues_the_schedule(tmp_path):
         "--engine",
         fake("no-uci"),
         "name=X",
+        "timeout.start=0.5",  # it never says a word
         "--engine",
         fake(),
         "name=N",
         "--games",
         "4",
-        *FAST,
+        *EASY,
     )
     result, games, _ = run(tmp_path, *engines)
-    assert result.exit_code == EXIT_ENGINE_FAILURE and [g["id"] for g in games] == [0]
+    assert result.reason is ExitReason.ENGINE_FAILURE and [g["id"] for g in games] == [0]
     lines: list[str] = []
     result = run_match(["--resume", str(tmp_path / "m")], emit=lines.append, progress=False)
     games = [json.loads(line) for line in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
-    assert result.exit_code == EXIT_ENGINE_FAILURE and [g["id"] for g in games] == [0, 1]
+    assert result.reason is ExitReason.ENGINE_FAILURE and [g["id"] for g in games] == [0, 1]
     assert "Resuming: 1 games already played, 3 to play" in lines
     assert children() == []
+
+
+def test_a_match_of_the_previous_version_resumes(tmp_path):
+    # A folder the referee wrote before its configuration and records were typed: two of
+    # three games played. Its engines are the fake engine of this checkout.
+    out = tmp_path / "old"
+    out.mkdir()
+    config = json.loads((DATA / "old_match" / "config.json").read_text())
+    for engine in config["engines"]:
+        engine["cmd"] = [sys.executable, str(FAKE), *engine["cmd"][2:]]
+    (out / "config.json").write_text(json.dumps(config))
+    old_lines = (DATA / "old_match" / "games.jsonl").read_text().splitlines()
+    (out / "games.jsonl").write_text("\n".join(old_lines) + "\n")
+    lines: list[str] = []
+    result = run_match(["--resume", str(out)], emit=lines.append, progress=False)
+    assert result.reason is ExitReason.COMPLETED, "\n".join(lines)
+    assert "Resuming: 2 games already played, 1 to play" in lines
+    now = (out / "games.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in now[:2]] == [json.loads(line) for line in old_lines]
+    assert [json.loads(line)["id"] for line in now] == [0, 1, 2]
+    assert (out / "games.pgn").read_text().count("[Event ") == 3
+    assert result.summary["games_played"] == 3 and "sprt" in result.summary
+    assert children() == []
+
+
+#: What a worker of a distributed match does, in a fresh interpreter: its own engines, one
+#: scheduled game; configuration and game come in pickled, the report goes out pickled.
+WORKER = """
+import pickle, sys
+from zengine.tools.engine_process import EngineProcess
+from zengine.tools.play import EngineKeeper, play_scheduled_game
+
+config, game = pickle.load(sys.stdin.buffer)
+
+
+def start(index):
+    engine = EngineProcess(config.engines[index])
+    engine.handshake()
+    return engine
+
+
+keeper = EngineKeeper(start, lambda engine, grace: engine.close(grace))
+try:
+    report = play_scheduled_game(config, game, keeper.engine)
+finally:
+    keeper.close()
+sys.stdout.buffer.write(pickle.dumps(report))
+"""
+
+
+def test_a_scheduled_game_plays_in_another_process(tmp_path):
+    config = parse_command_line(
+        ["--engine", fake("--log", str(tmp_path / "a.log")), "name=A"]
+        + ["--engine", fake("--seed", "2", "--log", str(tmp_path / "b.log")), "name=B"]
+        + ["--each", "depth=1", "--variant", "zhadu", "--games", "2", "--seed", "3"]
+    )
+    rules = config.make_rules()
+    games = match_schedule(config, rules)
+    for game in games:
+        done = subprocess.run(
+            [sys.executable, "-c", WORKER],
+            input=pickle.dumps((config, game)),
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+        report = pickle.loads(done.stdout)
+        record = report.record
+        assert report.failed == ()
+        assert (record.id, record.p1, record.p2) == (
+            game.id,
+            ("A", "B")[game.p1],
+            ("A", "B")[game.p2],
+        )
+        assert record.opening_moves == game.opening.moves
+        # The moves are the game's own: they replay legally to the recorded end.
+        state = game.opening.state(rules)
+        for move in record.moves:
+            state.play(state.parse_move(move))
+        assert state.position_text() == record.final_fen
+        if record.termination is Termination.RULES:
+            assert state.outcome() is not None and state.outcome().result is record.result
+    assert running(str(tmp_path)) == []  # the worker stopped its engines
+
+
+def running(marker: str) -> list[str]:
+    """Processes whose command line contains ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(cmdline.decode(errors="replace"))
+    return found

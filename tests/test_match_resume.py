@@ -15,7 +15,7 @@ FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
 GAMES = 12
 
 
-def start(out: Path, *extra: str) -> subprocess.Popen:
+def start(out: Path, *extra: str, games: int = GAMES) -> subprocess.Popen:
     def engine(name: str, seed: str) -> list[str]:
         cmd = shlex.join(
             [sys.executable, str(FAKE), "--delay", "15", "--seed", seed, "--log", str(out) + ".log"]
@@ -32,7 +32,9 @@ def start(out: Path, *extra: str) -> subprocess.Popen:
         "--each",
         "tc=20+0.2",
         "--games",
-        str(GAMES),
+        str(games),
+        "--maxplies",
+        "30",
         "--concurrency",
         "2",
         "--seed",
@@ -126,10 +128,10 @@ def test_sigkill_with_a_torn_last_line_then_resume(tmp_path):
 
 def test_resume_refuses_other_options_and_out_refuses_reuse(tmp_path):
     out = tmp_path / "m"
-    proc = start(out)
+    proc = start(out, games=2)
     proc.communicate(timeout=120)
     assert proc.returncode == 0
-    again = start(out)
+    again = start(out, games=2)
     text, _ = again.communicate(timeout=30)
     assert again.returncode == 2 and "use --resume" in text
     bad = subprocess.run(

@@ -1,24 +1,67 @@
-"""The referee's pure parts: time controls and the clock, the schedule and openings, records,
-and the command line."""
+"""The referee's pure parts: the configuration (command line and config.json), time controls and
+the clock, the go line, the schedule and openings, records, adjudication, exit reasons."""
+
+from __future__ import annotations
 
 import json
+import pickle
+import random
+import re
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from zengine.engine.values import (
+    GoLimits,
+    Outcome,
+    Result,
+    Score,
+    Termination,
+    format_go,
+    parse_go,
+)
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools import match as m
-from zengine.tools.records import pgn_text, read_games, rewrite_games
+from zengine.tools import config as c
+from zengine.tools.clock import Clock, go_limits
+from zengine.tools.config import (
+    ConfigError,
+    DrawRule,
+    EngineLimits,
+    MatchConfig,
+    OpeningsConfig,
+    OpeningsKind,
+    ResignRule,
+    SprtConfig,
+    TimeControl,
+    Tournament,
+    parse_command_line,
+)
+from zengine.tools.records import (
+    GameRecord,
+    RecordError,
+    pgn_text,
+    read_games,
+    reason_text,
+    rewrite_games,
+)
+from zengine.tools.referee import adjudicate
+from zengine.tools.runner import ExitReason
 from zengine.tools.schedule import (
     Opening,
+    match_schedule,
     openings_for,
+    openings_needed,
     parse_opening_line,
     read_openings,
     schedule,
 )
-from zengine.tools.tc import Clock, Limits, TimeControl, TimeControlError, go_command
+
+DATA = Path(__file__).parent / "data"
+DOCS = Path(__file__).parent.parent / "docs"
 
 
-# --- time controls ---------------------------------------------------------------------------
+# --- time controls, limits, the clock and the go line -------------------------------------------
 @pytest.mark.parametrize(
     "text,base,inc,moves",
     [
@@ -30,18 +73,43 @@ from zengine.tools.tc import Clock, Limits, TimeControl, TimeControlError, go_co
         ("0:01.5+0.01", 1500, 10, 0),
     ],
 )
-def test_tc_parse(text, base, inc, moves):
-    assert TimeControl.parse(text) == TimeControl(base, inc, moves)
+def test_tc_parse_and_text(text, base, inc, moves):
+    tc = TimeControl.parse(text)
+    assert tc == TimeControl(base, inc, moves)
+    assert TimeControl.parse(tc.text()) == tc
 
 
-@pytest.mark.parametrize("text", ["", "abc", "10+", "+1", "1:75", "0/10", "0", "10+x", "1:2:3"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "abc",
+        "10+",
+        "+1",
+        "1:75",
+        "0/10",
+        "0",
+        "10+x",
+        "1:2:3",
+        "1e3",
+        "inf",
+        "-5",
+        "9" * 20,
+        "1:3.5.5",
+    ],
+)
 def test_tc_parse_rejects(text):
-    with pytest.raises(TimeControlError):
+    with pytest.raises(ConfigError):
         TimeControl.parse(text)
 
 
+def test_tc_text_is_exact():
+    # Six significant digits would read 1234.57 s back as 1234570 ms.
+    assert TimeControl(1234567, 1, 3).text() == "3/1234.567+0.001"
+
+
 def test_clock_increment_period_and_forfeit():
-    clock = Clock(Limits(tc=TimeControl(1000, 100, 2), margin_ms=50))
+    clock = Clock(EngineLimits(tc=TimeControl(1000, 100, 2), margin_ms=50))
     assert clock.movestogo() == 2 and clock.allowed_ms() == 1050
     assert clock.spend(300)  # 1000 - 300 + 100
     assert clock.remaining_ms == 800 and clock.movestogo() == 1
@@ -53,37 +121,270 @@ def test_clock_increment_period_and_forfeit():
 
 
 def test_clock_movetime():
-    clock = Clock(Limits(movetime_ms=200, margin_ms=10))
+    clock = Clock(EngineLimits(search=GoLimits(movetime=200), margin_ms=10))
     assert clock.spend(210) and not clock.spend(211)
-    assert Clock(Limits(depth=3)).allowed_ms() is None
+    assert Clock(EngineLimits(search=GoLimits(depth=3))).allowed_ms() is None
 
 
-def test_go_commands():
-    tc = Limits(tc=TimeControl(60000, 500, 40))
-    clocks = (Clock(tc), Clock(Limits(tc=TimeControl(30000, 0))))
-    assert go_command("uci", 0, clocks) == "go wtime 60000 btime 30000 winc 500 binc 0 movestogo 40"
-    assert go_command("ugi", 1, clocks) == "go p1time 60000 p2time 30000 p1inc 500 p2inc 0"
-    fixed = (Clock(Limits(movetime_ms=250, depth=4)), Clock(Limits(nodes=1000)))
-    assert go_command("uci", 0, fixed) == "go movetime 250 depth 4"
-    assert go_command("uci", 1, fixed) == "go nodes 1000"
+def test_go_lines_are_the_shared_format():
+    tc = EngineLimits(tc=TimeControl(60000, 500, 40))
+    clocks = (Clock(tc), Clock(EngineLimits(tc=TimeControl(30000, 0))))
+    first = go_limits(0, clocks)
+    assert first == GoLimits(p1time=60000, p2time=30000, p1inc=500, p2inc=0, movestogo=40)
+    assert format_go(first, "uci") == "go wtime 60000 btime 30000 winc 500 binc 0 movestogo 40"
+    assert (
+        format_go(go_limits(1, clocks), "ugi") == "go p1time 60000 p2time 30000 p1inc 500 p2inc 0"
+    )
+    fixed = (
+        Clock(EngineLimits(search=GoLimits(movetime=250, depth=4))),
+        Clock(EngineLimits(search=GoLimits(nodes=1000))),
+    )
+    assert format_go(go_limits(0, fixed), "uci") == "go depth 4 movetime 250"
+    assert format_go(go_limits(1, fixed), "uci") == "go nodes 1000"
+    # A clocked mover against an opponent without a clock reports its own clock for both.
+    mixed = (Clock(tc), fixed[1])
+    assert go_limits(0, mixed).p2time == 60000
 
 
-def test_limits_need_a_bound():
-    with pytest.raises(ValueError):
-        Limits().validate()
+def test_go_lines_of_random_clocks_read_back():
+    rng = random.Random(5)
+    for _ in range(200):
+        limits = [
+            EngineLimits(
+                tc=TimeControl(
+                    rng.randrange(1, 10**6), rng.randrange(0, 10**4), rng.randrange(0, 50)
+                ),
+                search=GoLimits(depth=rng.choice([None, rng.randrange(1, 30)])),
+            ),
+            EngineLimits(search=GoLimits(nodes=rng.randrange(1, 10**9))),
+        ]
+        rng.shuffle(limits)
+        clocks = (Clock(limits[0]), Clock(limits[1]))
+        for side in (0, 1):
+            clocks[side].spend(rng.randrange(0, 2000))
+            expected = go_limits(side, clocks)
+            for proto in ("uci", "ugi"):
+                assert parse_go(format_go(expected, proto).split()[1:]) == expected
 
 
-# --- schedule and openings -------------------------------------------------------------------
+def test_limits_need_a_bound_and_keep_apart():
+    with pytest.raises(ConfigError, match="no limit"):
+        EngineLimits()
+    with pytest.raises(ConfigError, match="exclude"):
+        EngineLimits(tc=TimeControl(1000), search=GoLimits(movetime=100))
+    with pytest.raises(ConfigError, match="fixed limits"):
+        EngineLimits(search=GoLimits(depth=2, p1time=5))
+
+
+# --- the command line and config.json ----------------------------------------------------------
+FULL = [
+    "--engine",
+    "cmd=foo --x",
+    "name=A",
+    "option.Hash=32",
+    "depth=3",
+    "timeout.start=0.25",
+    "--engine",
+    "cmd=bar",
+    "proto=ugi",
+    "tc=40/1:00+0.5",
+    "--each",
+    "timemargin=50",
+    "option.Move Overhead=10",
+    "depth=7",
+    "--variant",
+    "zhadu",
+    "--rule",
+    "quiet=50",
+    "--games",
+    "6",
+    "--seed",
+    "9",
+    "--openings",
+    "random",
+    "plies=3",
+    "--resign",
+    "movecount=3",
+    "score=600",
+    "--draw",
+    "movenumber=20",
+    "movecount=4",
+    "score=5",
+    "--sprt",
+    "elo0=0",
+    "elo1=10",
+    "--timeout",
+    "move=30",
+]
+
+
+def test_command_line_engines_each_and_options():
+    cfg = parse_command_line(FULL)
+    a, b = cfg.engines
+    assert a.cmd == ("foo", "--x") and a.name == "A" and a.proto is c.Proto.UCI
+    assert a.options == {"Hash": "32", "Move Overhead": "10"}
+    # An engine's own keys win over --each.
+    assert a.limits == EngineLimits(search=GoLimits(depth=3), margin_ms=50)
+    assert a.timeouts == c.Timeouts(start=0.25, move=30.0)
+    assert b.proto is c.Proto.UGI and b.name == "bar" and b.timeouts == c.Timeouts(move=30.0)
+    assert b.limits == EngineLimits(TimeControl(60000, 500, 40), GoLimits(depth=7), 50)
+    assert cfg.rules == {"quiet": "50"} and cfg.games == 6 and cfg.seed == 9
+    assert cfg.openings == OpeningsConfig(OpeningsKind.RANDOM, plies=3)
+    assert cfg.adjudication.resign == ResignRule(3, 600, False)
+    assert cfg.adjudication.draw == DrawRule(20, 4, 5)
+    assert cfg.sprt == SprtConfig(0.0, 10.0, 0.05, 0.05)
+
+
+def test_same_names_are_told_apart():
+    cfg = parse_command_line(
+        ["--engine", "cmd=x", "name=A", "depth=1", "--engine", "cmd=y", "name=A", "depth=1"]
+    )
+    assert cfg.names == ("A-1", "A-2")
+    with pytest.raises(ConfigError, match="named 'A-1'"):
+        replace(cfg, engines=(cfg.engines[0], replace(cfg.engines[1], name="A-1")))
+
+
+def test_command_line_demo_defaults():
+    cfg = parse_command_line([])
+    assert len(cfg.engines) == 2 and cfg.variant == variant_names()[0]
+    assert cfg.games == c.DEMO_GAMES
+    assert cfg.engines[0].name != cfg.engines[1].name
+    assert all(e.limits.tc == TimeControl.parse(c.DEMO_LIMITS["tc"]) for e in cfg.engines)
+    assert isinstance(cfg.seed, int)
+    assert parse_command_line(["--seed", "0"]).seed == 0
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--engine", "cmd=x", "depth=1"], "at least two"),
+        (["--engine", "cmd=x", "--engine", "cmd=y"], "no limit"),
+        (["--bogus"], "unknown option"),
+        (
+            ["--variant", "chess"],
+            "unknown game 'chess' \\(known: " + " ".join(variant_names()).replace(" ", ", "),
+        ),
+        (["--rule", "quiet=-1", "--variant", "zhadu"], "--rule"),
+        (["--games", "x"], "needs a number"),
+        (["--games", "0"], "out of range"),
+        (["--games", "١٢"], "needs a number"),  # Arabic-Indic digits are no number here
+        (["--concurrency", "65"], "out of range"),
+        (["--each", "tc=abc"], "bad time control"),
+        (["--each", "st=nan"], "seconds"),
+        (["--each", "st=inf"], "seconds"),
+        (["--each", "depth=0"], "out of range"),
+        (["--engine", "cmd='unclosed", "depth=1", "--engine", "cmd=y", "depth=1"], "quotation"),
+        (
+            ["--engine", "cmd=x", "flavour=1", "depth=1", "--engine", "cmd=y", "depth=1"],
+            "unknown key",
+        ),
+        (["--engine", "cmd=x", "proto=xboard", "depth=1", "--engine", "cmd=y", "depth=1"], "proto"),
+        (["--each", "depth=1", "timeout.start=-1"], "seconds"),
+        (["--timeout", "start=0"], "out of range"),
+        (["--timeout", "bogus=1"], "unknown key"),
+        (["--sprt", "elo0=5", "elo1=0"], "elo1 > elo0"),
+        (["--sprt", "alpha=0.6", "beta=0.5"], "alpha \\+ beta < 1"),
+        (["--sprt", "alpha=0"], "between 0 and 1"),
+        (["--sprt", "beta=1"], "between 0 and 1"),
+        (["--sprt", "elo1=nan"], "finite"),
+        (["--sprt", "elo1=inf"], "finite"),
+        (["--sprt", "elo0=x"], "needs a number"),
+        (["--resign", "movecount=0"], "out of range"),
+        (["--resign", "twosided=maybe"], "true or false"),
+        (["--openings", "plies=1001"], "out of range"),
+        (["--openings", "file=x", "order=shuffled"], "order="),
+        (["--tournament", "swiss"], "round-robin or gauntlet"),
+        (["--games", "1000000", "--rounds", "2"], "more than"),
+    ],
+)
+def test_command_line_errors(args, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_command_line(args)
+
+
+@pytest.mark.parametrize(
+    "engines",
+    [
+        [
+            "--engine",
+            "cmd=x",
+            "depth=1",
+            "--engine",
+            "cmd=y",
+            "depth=1",
+            "--engine",
+            "cmd=z",
+            "depth=1",
+        ],
+    ],
+)
+def test_sprt_needs_two_engines(engines):
+    with pytest.raises(ConfigError, match="exactly two"):
+        parse_command_line([*engines, "--sprt", "elo0=0", "elo1=5"])
+
+
+def test_config_json_round_trip_and_pickle():
+    cfg = parse_command_line([*FULL, "--recover", "--debug", "--event", "E", "--maxplies", "0"])
+    text = json.dumps(cfg.to_json())
+    assert MatchConfig.from_json(json.loads(text)) == cfg
+    assert pickle.loads(pickle.dumps(cfg)) == cfg
+    games = match_schedule(cfg, cfg.make_rules())
+    assert pickle.loads(pickle.dumps(games)) == games
+    for words in (["--openings", "none"], ["--tournament", "gauntlet"], ["--each", "st=0.125"]):
+        other = parse_command_line(["--seed", "1", *words])
+        assert MatchConfig.from_json(json.loads(json.dumps(other.to_json()))) == other
+
+
+def test_config_json_of_the_previous_version_reads():
+    # Written by the referee before the configuration was typed: limits as text, timeouts for
+    # the whole match, openings plies as text.
+    data = json.loads((DATA / "old_match" / "config.json").read_text())
+    cfg = MatchConfig.from_json(data)
+    a, b = cfg.engines
+    assert a.limits == EngineLimits(TimeControl(10000, 250, 40), margin_ms=20)
+    assert b.limits == EngineLimits(search=GoLimits(movetime=500), margin_ms=20)
+    assert b.proto is c.Proto.UGI and b.options == {"Hash": "8"}
+    assert a.timeouts == b.timeouts == c.Timeouts(start=5.0)
+    assert cfg.openings == OpeningsConfig(plies=2)
+    assert cfg.sprt == SprtConfig(-5.0, 5.0) and cfg.adjudication.max_plies == 50
+    assert cfg.adjudication.resign == ResignRule(3, 500) and cfg.adjudication.draw == DrawRule(
+        30, 4, 5
+    )
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"sprt": {"elo0": 0, "elo1": 5, "alpha": 0.7, "beta": 0.5}}, "alpha \\+ beta"),
+        ({"games": "2"}, "whole number"),
+        ({"engines": "x"}, "list of engines"),
+        ({"variant": "chess"}, "unknown game"),
+        ({"timeout": {"start": -1}}, "out of range"),
+        ({"openings": {"kind": "lottery"}}, "openings kind"),
+        ({"resign": {"movecount": "x"}}, "whole number"),
+    ],
+)
+def test_config_json_errors_are_config_errors(change, message):
+    data = json.loads((DATA / "old_match" / "config.json").read_text())
+    data.update(change)
+    with pytest.raises(ConfigError, match=message):
+        MatchConfig.from_json(data)
+
+
+# --- schedule and openings ---------------------------------------------------------------------
 def test_schedule_pairs_swap_colours():
-    games = schedule(2, "round-robin", 2, 4)
+    book = [Opening(None, (str(i),)) for i in range(openings_needed(2, 4))]
+    games = schedule(2, Tournament.ROUND_ROBIN, 2, 4, book)
     assert len(games) == 8
     assert [(g.p1, g.p2) for g in games[:4]] == [(0, 1), (1, 0), (0, 1), (1, 0)]
     assert [g.opening_index for g in games] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert [g.opening for g in games] == [book[g.opening_index] for g in games]
     assert [g.id for g in games] == list(range(8))
 
 
 def test_round_robin_and_gauntlet():
-    assert {g.encounter for g in schedule(4, "round-robin", 1, 2)} == {
+    book = [Opening(None, ())]
+    assert {g.encounter for g in schedule(4, Tournament.ROUND_ROBIN, 1, 2, book)} == {
         (0, 1),
         (0, 2),
         (0, 3),
@@ -91,20 +392,23 @@ def test_round_robin_and_gauntlet():
         (1, 3),
         (2, 3),
     }
-    assert {g.encounter for g in schedule(4, "gauntlet", 1, 2)} == {(0, 1), (0, 2), (0, 3)}
+    assert {g.encounter for g in schedule(4, Tournament.GAUNTLET, 1, 2, book)} == {
+        (0, 1),
+        (0, 2),
+        (0, 3),
+    }
 
 
 @pytest.mark.parametrize("variant", variant_names())
 def test_random_openings_are_a_function_of_the_seed(variant):
     rules = make_rules(variant)
-    a = openings_for(rules, {"kind": "random", "plies": "6"}, 5, 42)
-    b = openings_for(rules, {"kind": "random", "plies": "6"}, 5, 42)
-    c = openings_for(rules, {"kind": "random", "plies": "6"}, 5, 43)
-    assert a == b and a != c
+    setting = OpeningsConfig(plies=6)
+    a = openings_for(rules, setting, 5, 42)
+    assert a == openings_for(rules, setting, 5, 42) and a != openings_for(rules, setting, 5, 43)
     for opening in a:
         assert len(opening.moves) == 6 and not opening.state(rules).is_over()
     # The i-th opening does not depend on how many are drawn.
-    assert openings_for(rules, {"kind": "random", "plies": "6"}, 2, 42) == a[:2]
+    assert openings_for(rules, setting, 2, 42) == a[:2]
 
 
 def test_openings_file(tmp_path):
@@ -125,10 +429,8 @@ def test_openings_file(tmp_path):
         Opening("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r", ()),
         Opening("brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r", ("a1xa2",)),
     ]
-    cycled = openings_for(
-        rules, {"kind": "file", "file": str(path), "order": "sequential", "start": "2"}, 4, 1
-    )
-    assert cycled == [book[1], book[2], book[0], book[1]]
+    setting = OpeningsConfig(OpeningsKind.FILE, file=str(path), start=2)
+    assert openings_for(rules, setting, 4, 1) == [book[1], book[2], book[0], book[1]]
 
 
 def test_openings_file_bad_line(tmp_path):
@@ -145,182 +447,141 @@ def test_opening_line_kinds():
 
 
 # --- records ---------------------------------------------------------------------------------
-def _record(**kw):
-    base = {
-        "id": 0,
-        "round": 0,
-        "variant": "zola size 6",
-        "p1": "A",
-        "p2": "B",
-        "result": "1-0",
-        "termination": "normal",
-        "reason": "every Blue checker captured",
-        "opening": "a1xa2",
-        "opening_moves": ["a1xa2"],
-        "start_fen": "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r",
-        "time_control": "10+0.1",
-        "start_side": 0,
-        "moves": ["b2xa2", "c1xb1"],
-        "times_ms": [120, 5],
-        "scores": ["cp -35", None],
-        "depths": [4, None],
-    }
+def _record(**kw) -> GameRecord:
+    base = dict(
+        id=0,
+        round=0,
+        pair=0,
+        encounter=(0, 1),
+        opening_index=0,
+        event="zengine match",
+        date="2026.11.29",
+        variant="zola size 6",
+        variant_name="zola",
+        p1="A",
+        p2="B",
+        p1_index=0,
+        p2_index=1,
+        result=Result.P1_WIN,
+        termination=Termination.RULES,
+        reason="every Blue checker captured",
+        opening="a1xa2",
+        opening_moves=("a1xa2",),
+        start_fen="brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r",
+        final_fen="6/6/6/6/6/r5 b",
+        start_side=0,
+        moves=("b2xa2", "c1xb1", "d1xc1"),
+        times_ms=(120, 5, 7),
+        scores=(Score(cp=-35), None, Score(mate=3)),
+        depths=(4, None, 9),
+        time_control="10+0.1",
+        overhead_ms=0.25,
+        overhead_moves=2,
+    )
     base.update(kw)
-    return base
+    return GameRecord(**base)  # type: ignore[arg-type]
 
 
 def test_pgn_text():
-    text = pgn_text(_record())
+    text = pgn_text(_record()).replace("\n", " ")
     assert '[Variant "zola size 6"]' in text and '[Termination "normal"]' in text
+    assert '[TimeControl "10+0.1"]' in text and '[FEN "brbrbr/' in text
+    assert '[Opening "a1xa2"]' in text and '[Result "1-0"]' in text
     assert (
-        '[TimeControl "10+0.1"]' in text and '[FEN "brbrbr/' in text and '[Opening "a1xa2"]' in text
+        "1. a1xa2 {opening} b2xa2 {0.120s -35/4} 2. c1xb1 {0.005s} d1xc1 {0.007s #3/9} 1-0" in text
     )
-    assert "1. a1xa2 {opening} b2xa2 {0.120s -35/4} 2. c1xb1 {0.005s} 1-0" in text
 
 
-def test_read_games_ignores_truncated_and_duplicate_lines(tmp_path):
-    jsonl, pgn = tmp_path / "g.jsonl", tmp_path / "g.pgn"
-    rewrite_games(str(jsonl), str(pgn), [_record(id=0), _record(id=1)])
-    with open(jsonl, "a") as handle:
-        handle.write(json.dumps(_record(id=1)) + "\n")  # a duplicate
-        handle.write(json.dumps(_record(id=2))[:40])  # a crash mid-write
-    assert [g["id"] for g in read_games(str(jsonl))] == [0, 1]
-    assert pgn.read_text().count("[Event ") == 2
+def test_record_json_keeps_its_fields_and_reads_back():
+    record = _record(termination=Termination.TIME_FORFEIT, result=Result.P2_WIN)
+    data = record.to_json()
+    assert data["result"] == "0-1" and data["termination"] == "time forfeit"
+    assert data["scores"] == ["cp -35", None, "mate 3"] and data["encounter"] == [0, 1]
+    assert GameRecord.from_json(json.loads(json.dumps(data))) == record
 
 
-# --- command line ----------------------------------------------------------------------------
-def test_command_line_engines_each_and_options():
-    cfg = m.parse_command_line(
-        [
-            "--engine",
-            "cmd=foo --x",
-            "name=A",
-            "option.Hash=32",
-            "depth=3",
-            "--engine",
-            "cmd=bar",
-            "proto=ugi",
-            "tc=40/1:00+0.5",
-            "--each",
-            "timemargin=50",
-            "option.Move Overhead=10",
-            "depth=7",
-            "--variant",
-            "zhadu",
-            "--rule",
-            "quiet=50",
-            "--games",
-            "6",
-            "--seed",
-            "9",
-            "--openings",
-            "random",
-            "plies=3",
-            "--resign",
-            "movecount=3",
-            "score=600",
-            "--draw",
-            "movenumber=20",
-            "movecount=4",
-            "score=5",
-            "--sprt",
-            "elo0=0",
-            "elo1=10",
-        ]
-    )
-    a, b = cfg["engines"]
-    assert a["cmd"] == ["foo", "--x"] and a["name"] == "A" and a["proto"] == "uci"
-    assert a["options"] == {"Hash": "32", "Move Overhead": "10"}
-    assert a["limits"] == {"depth": "3", "timemargin": "50"}  # an engine's own keys win over --each
-    assert b["proto"] == "ugi" and b["limits"]["tc"] == "40/1:00+0.5" and b["name"] == "bar"
-    assert b["limits"]["depth"] == "7"
-    assert cfg["rules"] == {"quiet": "50"} and cfg["games"] == 6 and cfg["seed"] == 9
-    assert cfg["openings"] == {"kind": "random", "plies": "3"}
-    assert cfg["resign"] == {"movecount": 3, "score": 600, "twosided": False}
-    assert cfg["draw"] == {"movenumber": 20, "movecount": 4, "score": 5}
-    assert cfg["sprt"] == {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
-
-
-def test_command_line_demo_defaults():
-    cfg = m.parse_command_line([])
-    assert len(cfg["engines"]) == 2 and cfg["variant"] == "zola" and cfg["games"] == m.DEMO_GAMES
-    assert all(e["limits"] for e in cfg["engines"])
-    assert cfg["engines"][0]["name"] != cfg["engines"][1]["name"]
-    assert isinstance(cfg["seed"], int)
+def test_records_of_the_previous_version_read_back_unchanged():
+    lines = (DATA / "old_match" / "games.jsonl").read_text().splitlines()
+    for line in lines:
+        data = json.loads(line)
+        assert GameRecord.from_json(data).to_json() == data
 
 
 @pytest.mark.parametrize(
-    "args,message",
+    "change",
     [
-        (["--engine", "cmd=x", "depth=1"], "at least two"),
-        (["--engine", "cmd=x", "--engine", "cmd=y"], "no limit"),
-        (["--bogus"], "unknown option"),
-        (["--variant", "chess"], "unknown game"),
-        (["--rule", "quiet=-1", "--variant", "zhadu"], "--rule"),
-        (["--games", "x"], "whole number"),
-        (["--each", "tc=abc"], "bad time control"),
-        (
-            [
-                "--engine",
-                "cmd=x",
-                "depth=1",
-                "--engine",
-                "cmd=y",
-                "depth=1",
-                "--engine",
-                "cmd=z",
-                "depth=1",
-                "--sprt",
-                "elo0=0",
-                "elo1=5",
-            ],
-            "exactly two",
-        ),
-        (
-            ["--engine", "cmd=x", "flavour=1", "depth=1", "--engine", "cmd=y", "depth=1"],
-            "unknown key",
-        ),
-        (["--sprt", "elo0=5", "elo1=0"], "elo1 > elo0"),
-        (["--engine", "cmd=x", "proto=xboard", "depth=1", "--engine", "cmd=y", "depth=1"], "proto"),
+        {"result": "*"},
+        {"termination": "gave up"},
+        {"scores": ["cp x", None, None]},
+        {"moves": ["a1"]},
+        {"id": "0"},
+        {"start_side": [0]},
+        {"overhead_ms": "slow"},
     ],
 )
-def test_command_line_errors(args, message):
-    with pytest.raises(m.ConfigError, match=message):
-        m.parse_command_line(args)
+def test_broken_records_are_record_errors(change):
+    data = _record().to_json()
+    data.update(change)
+    with pytest.raises(RecordError):
+        GameRecord.from_json(data)
 
 
-def test_summary_statistics():
-    recs = []
-    for i, (result, p1) in enumerate([("1-0", 0), ("1-0", 1), ("1/2-1/2", 0), ("0-1", 1)]):
-        recs.append(
-            {
-                "id": i,
-                "round": 0,
-                "pair": i // 2,
-                "result": result,
-                "termination": "normal",
-                "p1_index": p1,
-                "p2_index": 1 - p1,
-            }
+def test_read_games_ignores_truncated_broken_and_duplicate_lines(tmp_path):
+    jsonl, pgn = tmp_path / "g.jsonl", tmp_path / "g.pgn"
+    rewrite_games(str(jsonl), str(pgn), [_record(id=0), _record(id=1)])
+    with open(jsonl, "a") as handle:
+        handle.write(json.dumps(_record(id=1).to_json()) + "\n")  # a duplicate
+        handle.write(json.dumps({**_record(id=3).to_json(), "result": "?"}) + "\n")
+        handle.write(json.dumps(_record(id=2).to_json())[:40])  # a crash mid-write
+    assert [g.id for g in read_games(str(jsonl))] == [0, 1]
+    assert pgn.read_text().count("[Event ") == 2
+
+
+def test_reason_sentences():
+    names = ("X", "Y")
+    assert reason_text(Outcome(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
+    assert (
+        reason_text(
+            Outcome(
+                Result.P2_WIN, Termination.TIME_FORFEIT, "lost on time: 9 ms used, 5 ms allowed"
+            ),
+            names,
         )
-    cfg = {
-        "engines": [{"name": "A"}, {"name": "B"}],
-        "variant": "zola",
-        "rules": {},
-        "seed": 1,
-        "sprt": {"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05},
-    }
-    data = m.summary(cfg, recs, 4, {})
-    a, b = data["engines"]
-    # A: win as p1, loss as p2 (game 2), draw as p1, win as p2 (game 4).
-    assert (a["wins"], a["draws"], a["losses"], a["points"]) == (2, 1, 1, 2.5)
-    assert a["as_p1"] == {"wins": 1, "draws": 1, "losses": 0} and a["as_p2"] == {
-        "wins": 1,
-        "draws": 0,
-        "losses": 1,
-    }
-    assert b["points"] == 1.5
-    enc = data["encounters"][0]
-    assert enc["pentanomial"] == [0, 0, 1, 1, 0]  # pair 1: 1 + 0, pair 2: 1/2 + 1
-    assert data["sprt"]["verdict"] is None
-    assert "Elo" in m.summary_text(data)
+        == "X lost on time: 9 ms used, 5 ms allowed"
+    )
+    assert (
+        reason_text(Outcome(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
+        == "Y resigns: score"
+    )
+    draw = Outcome(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
+    assert reason_text(draw, names) == "draw: 8 plies played, the limit"
+
+
+# --- adjudication --------------------------------------------------------------------------------
+def test_resign_needs_the_streak_and_twosided_the_other_side():
+    adj = c.Adjudication(resign=ResignRule(movecount=2, score=500))
+    assert adjudicate(adj, ([-600, -499], [600, 600]), 0, 4) is None
+    lost = adjudicate(adj, ([-600, -500], [0, 0]), 0, 4)
+    assert lost is not None and lost.result is Result.P2_WIN
+    assert lost.termination is Termination.ADJUDICATION
+    two = replace(adj, resign=ResignRule(2, 500, twosided=True))
+    assert adjudicate(two, ([-600, -600], [0, 600]), 0, 4) is None
+    assert adjudicate(two, ([-600, -600], [600, 600]), 0, 4) is not None
+    assert adjudicate(adj, ([-600, None], [600, 600]), 0, 4) is None  # no score: no streak
+
+
+def test_draw_waits_for_its_move_number():
+    adj = c.Adjudication(draw=DrawRule(movenumber=3, movecount=2, score=5))
+    scores = ([3, -5], [0, 5])
+    assert adjudicate(adj, scores, 1, 4) is None  # move 2
+    drawn = adjudicate(adj, scores, 0, 5)  # move 3
+    assert drawn is not None and drawn.result is Result.DRAW
+
+
+# --- exit reasons ----------------------------------------------------------------------------------
+def test_exit_reasons_are_documented():
+    text = (DOCS / "referee.md").read_text()
+    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    for reason in ExitReason:
+        assert re.search(rf"\b{reason.code}\b", section), reason
+    assert {r.code for r in ExitReason} == {0, 1, 2, 3, 130}

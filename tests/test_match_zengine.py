@@ -1,13 +1,17 @@
 """Real matches: the built-in engine against itself on every variant, and the demonstration."""
 
+import importlib.metadata
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from zengine.engine.variants import variant_names
-from zengine.tools.match import EXIT_OK, builtin_engine, run_match
+from zengine.engine.variants import make_rules, variant_names
+from zengine.tools.config import builtin_engine
+from zengine.tools.match import run_match
+from zengine.tools.runner import ExitReason
 
 
 @pytest.mark.parametrize("variant", variant_names())
@@ -39,7 +43,7 @@ def test_zengine_against_zengine(tmp_path, variant):
         emit=lines.append,
         progress=False,
     )
-    assert result.exit_code == EXIT_OK, "\n".join(lines)
+    assert result.reason is ExitReason.COMPLETED, "\n".join(lines)
     games = [json.loads(line) for line in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
     assert len(games) == 2
     for game in games:
@@ -51,8 +55,23 @@ def test_zengine_against_zengine(tmp_path, variant):
 
 def test_builtin_engine_is_this_installation():
     cmd = builtin_engine()
-    done = subprocess.run(cmd, input="uci\nquit\n", capture_output=True, text=True, timeout=30)
-    assert "uciok" in done.stdout
+    # This interpreter's script (or this interpreter running the package), not any zengine.
+    assert Path(cmd[0]).parent == Path(sys.executable).parent
+    variant = variant_names()[-1]
+    done = subprocess.run(
+        cmd,
+        input=f"uci\nsetoption name UCI_Variant value {variant}\nposition startpos\ngo depth 1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stdout.splitlines()
+    assert f"id name zengine {importlib.metadata.version('zengine')}" in lines
+    assert "uciok" in lines
+    best = [line.split() for line in lines if line.startswith("bestmove")]
+    assert len(best) == 1 and len(best[0]) == 2, done.stdout
+    # A legal move of the position it was given (parse_move raises for anything else).
+    make_rules(variant).start().parse_move(best[0][1])
 
 
 @pytest.mark.slow

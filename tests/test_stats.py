@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from zengine.engine.values import Result
 from zengine.tools import stats
 
 
@@ -17,10 +18,13 @@ def test_elo_of_scores():
 
 
 def test_game_scores_and_wdl():
-    assert stats.game_score("1-0", 0) == 1 and stats.game_score("1-0", 1) == 0
-    assert stats.game_score("0-1", 1) == 1 and stats.game_score("1/2-1/2", 0) == 0.5
-    with pytest.raises(ValueError):
-        stats.game_score("*", 0)
+    assert stats.game_score(Result.P1_WIN, 0) == 1 and stats.game_score(Result.P1_WIN, 1) == 0
+    assert stats.game_score(Result.P2_WIN, 1) == 1 and stats.game_score(Result.DRAW, 0) == 0.5
+    assert [stats.wdl_of_score(s) for s in (1, 0.5, 0)] == [
+        stats.WDL(1, 0, 0),
+        stats.WDL(0, 1, 0),
+        stats.WDL(0, 0, 1),
+    ]
     wdl = stats.wdl_of_scores([1, 1, 0.5, 0])
     assert (wdl.wins, wdl.draws, wdl.losses, wdl.points, wdl.games) == (2, 1, 1, 2.5, 4)
 

@@ -17,61 +17,55 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import IO
+
+from zengine.engine.values import Termination
+from zengine.tools.config import EngineConfig
 
 
 class EngineError(Exception):
-    """An engine failed: ``kind`` is ``"disconnect"`` or ``"stall"``; the message says how."""
+    """An engine failed: ``termination`` is ``STALL`` (no answer in time) or ``DISCONNECT``
+    (it exited, closed its output or could not be started); ``detail`` says how, without the
+    engine's name (``gave no 'uciok' within 10 s``); ``str()`` is the sentence with it."""
 
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-@dataclass
-class EngineSpec:
-    """How to run and configure one engine (the ``--engine`` keys)."""
-
-    name: str
-    cmd: list[str]
-    proto: str = "uci"
-    options: dict[str, str] = field(default_factory=dict)
-    workdir: str | None = None
-
-    def describe(self) -> str:
-        return f"{self.name} ({shlex.join(self.cmd)}, {self.proto})"
+    def __init__(self, termination: Termination, name: str, detail: str) -> None:
+        super().__init__(f"{name} {detail}")
+        self.termination = termination
+        self.name = name
+        self.detail = detail
 
 
 Logger = Callable[[str], None]
 
 
 class EngineProcess:
-    """A running engine speaking UCI or UGI on stdin/stdout."""
+    """A running engine speaking UCI or UGI on stdin/stdout, as its configuration says."""
 
     def __init__(
-        self, spec: EngineSpec, stderr: IO | int | None = None, log: Logger | None = None
+        self, config: EngineConfig, stderr: IO | int | None = None, log: Logger | None = None
     ) -> None:
-        self.spec = spec
-        self.name = spec.name
+        self.config = config
+        self.name = config.name
         self._log = log
         self._lines: queue.Queue[tuple[float, str | None]] = queue.Queue()
         self.eof = False
         try:
             self.proc = subprocess.Popen(
-                spec.cmd,
+                config.cmd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr if stderr is not None else subprocess.DEVNULL,
-                cwd=spec.workdir,
+                cwd=config.workdir,
                 start_new_session=True,
                 bufsize=0,
             )
         except OSError as exc:
             raise EngineError(
-                "disconnect", f"{spec.name}: cannot start {shlex.join(spec.cmd)}: {exc}"
+                Termination.DISCONNECT,
+                self.name,
+                f"cannot start: {shlex.join(config.cmd)}: {exc.strerror or exc}",
             ) from None
-        self._reader = threading.Thread(target=self._read, name=f"read-{spec.name}", daemon=True)
+        self._reader = threading.Thread(target=self._read, name=f"read-{self.name}", daemon=True)
         self._reader.start()
 
     # --- raw I/O -----------------------------------------------------------------------------
@@ -99,7 +93,7 @@ class EngineProcess:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise EngineError(
-                "disconnect", f"{self.name} disconnected{self._exit_text()}"
+                Termination.DISCONNECT, self.name, f"disconnected{self._exit_text()}"
             ) from None
         return time.monotonic()
 
@@ -115,32 +109,37 @@ class EngineProcess:
                 return f" (killed by signal {-code})"
         return f" (exit code {code})"
 
-    def read_line(self, deadline: float, waiting_for: str) -> tuple[float, str]:
-        """The next line and its read time; EngineError on EOF or when ``deadline`` passes."""
+    def read_line(self, deadline: float, waiting_for: str, within: str = "") -> tuple[float, str]:
+        """The next line and its read time; EngineError on EOF or when ``deadline`` passes.
+
+        ``waiting_for`` (``'uciok'``) and ``within`` (``within 10 s``) word the error."""
         if self.eof:
-            raise EngineError("disconnect", f"{self.name} disconnected{self._exit_text()}")
+            raise EngineError(Termination.DISCONNECT, self.name, f"disconnected{self._exit_text()}")
         timeout = deadline - time.monotonic()
         try:
             stamp, line = (
-                self._lines.get(timeout=max(timeout, 0.0))
-                if timeout > 0
-                else self._lines.get_nowait()
+                self._lines.get(timeout=timeout) if timeout > 0 else self._lines.get_nowait()
             )
         except queue.Empty:
-            raise EngineError("stall", f"{self.name} gave no {waiting_for}") from None
+            raise EngineError(
+                Termination.STALL, self.name, f"gave no {waiting_for} {within}".rstrip()
+            ) from None
         if line is None:
             self.eof = True
             raise EngineError(
-                "disconnect",
-                f"{self.name} disconnected{self._exit_text()} while the referee waited for {waiting_for.split(' within')[0].removesuffix(' in time')}",
+                Termination.DISCONNECT,
+                self.name,
+                f"disconnected{self._exit_text()} while the referee waited for {waiting_for}",
             )
         return stamp, line
 
-    def wait_for(self, word: str, timeout: float) -> None:
-        """Read lines until one whose first token is ``word``; the others are ignored."""
+    def wait_for(self, word: str, timeout: float | None = None) -> None:
+        """Read lines until one whose first token is ``word`` (the others are ignored), for at
+        most ``timeout`` seconds (the engine's start timeout by default)."""
+        timeout = self.config.timeouts.start if timeout is None else timeout
         deadline = time.monotonic() + timeout
         while True:
-            _, line = self.read_line(deadline, f"'{word}' within {timeout:g} s")
+            _, line = self.read_line(deadline, f"'{word}'", f"within {timeout:g} s")
             tokens = line.split()
             if tokens and tokens[0] == word:
                 return
@@ -157,32 +156,34 @@ class EngineProcess:
                 return
 
     # --- protocol ------------------------------------------------------------------------------
-    def handshake(self, timeout: float) -> None:
+    def handshake(self) -> None:
         """``uci``/``ugi`` -> ``uciok``/``ugiok``, the options, then ``isready`` -> ``readyok``."""
-        ugi = self.spec.proto == "ugi"
-        self.send("ugi" if ugi else "uci")
-        self.wait_for("ugiok" if ugi else "uciok", timeout)
-        for name, value in self.spec.options.items():
+        proto = self.config.proto
+        self.send(proto.hello)
+        self.wait_for(f"{proto.hello}ok")
+        for name, value in self.config.options.items():
             self.send(f"setoption name {name} value {value}")
-        self.sync(timeout)
+        self.sync()
 
-    def sync(self, timeout: float) -> None:
+    def sync(self) -> None:
         """``isready`` -> ``readyok``: everything sent so far was processed."""
         self.send("isready")
-        self.wait_for("readyok", timeout)
+        self.wait_for("readyok", self.config.timeouts.ready_s)
 
-    def new_game(self, variant: str, extra_options: dict[str, str], timeout: float) -> None:
+    def new_game(self, variant: str, extra_options: dict[str, str]) -> None:
         """Select the variant (and rule options), start a new game, and sync."""
         self.drain()
         if self.eof:
             raise EngineError(
-                "disconnect", f"{self.name} disconnected{self._exit_text()} before the game"
+                Termination.DISCONNECT,
+                self.name,
+                f"disconnected{self._exit_text()} before the game",
             )
         self.send(f"setoption name UCI_Variant value {variant}")
         for name, value in extra_options.items():
             self.send(f"setoption name {name} value {value}")
-        self.send("uginewgame" if self.spec.proto == "ugi" else "ucinewgame")
-        self.sync(timeout)
+        self.send(self.config.proto.new_game)
+        self.sync()
 
     def alive(self) -> bool:
         return not self.eof and self.proc.poll() is None

@@ -2,15 +2,18 @@
 
 An opening is a start position (a position string, or None for the variant's start) plus
 moves. Each opening is played twice, back to back, with colours swapped: games ``2k`` and
-``2k + 1`` of an encounter form a *pair*. Openings that end the game are skipped.
+``2k + 1`` of an encounter form a *pair*. Openings that end the game are skipped. A
+:class:`ScheduledGame` carries its opening, so it is all a worker needs to know of the schedule.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zengine.engine.game import GameError, Rules, State, play_texts, sorted_moves
+from zengine.tools.config import MatchConfig, OpeningsConfig, OpeningsKind, Tournament
 
 
 class OpeningError(ValueError):
@@ -115,7 +118,8 @@ def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    """One game of the schedule. ``id`` is its index; ``p1``/``p2`` are engine indices."""
+    """One game of the schedule. ``id`` is its index; ``p1``/``p2`` are engine indices;
+    ``opening`` is opening number ``opening_index`` of the match."""
 
     id: int
     round: int
@@ -124,21 +128,30 @@ class ScheduledGame:
     opening_index: int
     p1: int
     p2: int
+    opening: Opening
 
 
-def encounters(engines: int, tournament: str) -> list[tuple[int, int]]:
+def encounters(engines: int, tournament: Tournament) -> list[tuple[int, int]]:
     """The pairings: one for a match, all pairs for round-robin, engine 0 vs each for gauntlet."""
     if engines < 2:
         raise ValueError("a match needs at least two engines")
-    if tournament == "gauntlet":
+    if tournament is Tournament.GAUNTLET:
         return [(0, j) for j in range(1, engines)]
     return [(i, j) for i in range(engines) for j in range(i + 1, engines)]
 
 
-def schedule(engines: int, tournament: str, rounds: int, games: int) -> list[ScheduledGame]:
+def openings_needed(rounds: int, games: int) -> int:
+    """How many openings a schedule uses: one per pair of each round."""
+    return rounds * ((games + 1) // 2)
+
+
+def schedule(
+    engines: int, tournament: Tournament, rounds: int, games: int, openings: Sequence[Opening]
+) -> list[ScheduledGame]:
     """Every game in playing order: per round, per encounter, ``games`` games in colour-swapped
     pairs. The k-th pair of a round uses opening ``round * ceil(games / 2) + k`` for every
-    encounter, so each pairing meets the same openings."""
+    encounter, so each pairing meets the same openings (``openings`` has at least
+    :func:`openings_needed` of them)."""
     out: list[ScheduledGame] = []
     pairs_per_round = (games + 1) // 2
     for rnd in range(rounds):
@@ -146,30 +159,39 @@ def schedule(engines: int, tournament: str, rounds: int, games: int) -> list[Sch
             for g in range(games):
                 pair = g // 2
                 p1, p2 = (a, b) if g % 2 == 0 else (b, a)
+                index = rnd * pairs_per_round + pair
                 out.append(
-                    ScheduledGame(len(out), rnd, (a, b), pair, rnd * pairs_per_round + pair, p1, p2)
+                    ScheduledGame(len(out), rnd, (a, b), pair, index, p1, p2, openings[index])
                 )
     return out
 
 
-def openings_for(rules: Rules, setting: dict[str, str], count: int, seed: int) -> list[Opening]:
+def match_schedule(config: MatchConfig, rules: Rules) -> list[ScheduledGame]:
+    """The schedule of a match, openings drawn (raises OpeningError for unusable openings)."""
+    count = openings_needed(config.rounds, config.games)
+    try:
+        openings = openings_for(rules, config.openings, count, config.seed)
+    except GameError as exc:
+        raise OpeningError(str(exc)) from None
+    return schedule(len(config.engines), config.tournament, config.rounds, config.games, openings)
+
+
+def openings_for(rules: Rules, setting: OpeningsConfig, count: int, seed: int) -> list[Opening]:
     """``count`` openings from the ``--openings`` setting and the seed.
 
-    ``{"kind": "none"}``: the start position. ``{"kind": "random", "plies": N}``: random lines,
-    the i-th from ``Random(f"{seed}:{i}")`` (independent of how many are drawn). ``{"kind":
-    "file", "file": PATH, "order": sequential|random, "start": K}``: the file's lines from line
-    K (1-based), cycled; ``order=random`` shuffles them with the seed.
+    None: the start position. Random: random lines of ``plies`` plies, the i-th from
+    ``Random(f"{seed}:{i}")`` (independent of how many are drawn). File: the file's lines from
+    line ``start`` (1-based), cycled; ``order=random`` shuffles them with the seed.
     """
-    kind = setting.get("kind", "none")
-    if kind == "none":
+    if setting.kind is OpeningsKind.NONE:
         return [Opening(None, ())] * count
-    if kind == "random":
-        plies = int(setting.get("plies", "4"))
-        return [random_opening(rules, plies, random.Random(f"{seed}:{i}")) for i in range(count)]
-    if kind == "file":
-        book, _ = read_openings(rules, setting["file"])
-        if setting.get("order", "sequential") == "random":
-            random.Random(f"{seed}:book").shuffle(book)
-        start = int(setting.get("start", "1")) - 1
-        return [book[(start + i) % len(book)] for i in range(count)]
-    raise OpeningError(f"unknown openings kind '{kind}'")
+    if setting.kind is OpeningsKind.RANDOM:
+        return [
+            random_opening(rules, setting.plies, random.Random(f"{seed}:{i}")) for i in range(count)
+        ]
+    assert setting.file is not None  # OpeningsConfig checks it
+    book, _ = read_openings(rules, setting.file)
+    if setting.order == "random":
+        random.Random(f"{seed}:book").shuffle(book)
+    start = setting.start - 1
+    return [book[(start + i) % len(book)] for i in range(count)]

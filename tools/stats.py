@@ -20,6 +20,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from zengine.engine.values import Result
+
 #: Regularisation of empty pentanomial cells in the SPRT (fishtest's value).
 EPSILON = 1e-3
 #: Two-sided 95% quantile of the standard normal distribution.
@@ -46,15 +48,17 @@ class WDL:
         return WDL(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
 
 
-def game_score(result: str, side: int) -> float:
-    """The score (1, 1/2, 0) of the player of ``side`` (0 = p1) in a result ``1-0|0-1|1/2-1/2``."""
-    if result == "1/2-1/2":
+def game_score(result: Result, side: int) -> float:
+    """The score (1, 1/2, 0) of the player of ``side`` (0 = p1) in a game's result."""
+    winner = result.winner
+    if winner is None:
         return 0.5
-    if result == "1-0":
-        return 1.0 if side == 0 else 0.0
-    if result == "0-1":
-        return 0.0 if side == 0 else 1.0
-    raise ValueError(f"unknown result '{result}'")
+    return 1.0 if winner == side else 0.0
+
+
+def wdl_of_score(score: float) -> WDL:
+    """One game of score 1, 1/2 or 0 as W/D/L counts."""
+    return WDL(1, 0, 0) if score == 1.0 else WDL(0, 1, 0) if score == 0.5 else WDL(0, 0, 1)
 
 
 def wdl_of_scores(scores: Iterable[float]) -> WDL:

@@ -32,7 +32,7 @@ import sys
 import time
 
 from zengine.engine.game import sorted_moves
-from zengine.engine.variants import make_rules
+from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
 
 def main() -> None:
@@ -47,8 +47,11 @@ def main() -> None:
     args = parser.parse_args()
     mode = args.mode
     rng = random.Random(args.seed)
-    variant = "zola"
-    quiet: str | None = None
+    variants = variant_names()
+    variant = variants[0]
+    # Engine options that set rules (the registry's, e.g. "Zhadu Quiet"): name -> (game, rule).
+    rule_option = {option.option.lower(): (game, option.rule) for game, option in rule_options()}
+    rule_values: dict[str, str] = {}
     rules = make_rules(variant)
     state = rules.start()
     gos = 0
@@ -71,9 +74,8 @@ def main() -> None:
         cmd = tokens[0]
         if cmd in ("uci", "ugi"):
             out("id name fake")
-            out(
-                "option name UCI_Variant type combo default zola var zola var zola-8 var zola-10 var zhadu var zhadu-star"
-            )
+            choices = " ".join(f"var {name}" for name in variants)
+            out(f"option name UCI_Variant type combo default {variants[0]} {choices}")
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
             if mode != "no-ready":
@@ -84,10 +86,12 @@ def main() -> None:
             name = name.removeprefix("name ").strip().lower()
             if name == "uci_variant":
                 variant = value.strip()
-            elif name == "zhadu quiet":
-                quiet = value.strip()
+            elif name in rule_option:
+                rule_values[name] = value.strip()
+            game = resolve(variant)[0]
             rules = make_rules(
-                variant, {"quiet": quiet} if quiet and variant.startswith("zhadu") else None
+                variant,
+                {rule_option[k][1]: v for k, v in rule_values.items() if rule_option[k][0] == game},
             )
             state = rules.start()
         elif cmd in ("ucinewgame", "uginewgame"):

@@ -1,0 +1,948 @@
+"""The referee's configuration: dataclasses parsed once from the command line, validated once.
+
+The command line follows cutechess-cli: an option takes ``key=value`` words up to the next
+option (``-engine`` works as well as ``--engine``)::
+
+    zengine match --engine cmd=zengine name=A depth=3 --engine cmd=zengine name=B depth=2 \\
+        --each proto=uci tc=10+0.1 --variant zhadu --rule quiet=50 --games 20 --concurrency 2 \\
+        --openings random plies=4 --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05
+
+:func:`parse_command_line` gives a :class:`MatchConfig`. Every value is checked where its
+dataclass is built (``__post_init__``), so a configuration read back from ``config.json``
+(:meth:`MatchConfig.from_json`, for ``--resume``) passes the same checks as the command line.
+Times are milliseconds inside, seconds in the text people write. Everything here is plain,
+picklable data: a worker in another process can be handed a :class:`MatchConfig`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+import secrets
+import shlex
+import shutil
+import sys
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from zengine.engine.game import GameError, Rules
+from zengine.engine.values import MAX_DEPTH, MAX_MS, MAX_NODES, GoLimits, TextError, parse_int
+from zengine.engine.variants import make_rules, variant_names
+
+
+class ConfigError(ValueError):
+    """A bad command line or configuration: reported as one line, nothing is played."""
+
+
+#: The demonstration: the built-in engine against itself when no engine is given.
+DEMO_GAMES = 4
+DEMO_LIMITS = {"tc": "2+0.05"}
+
+#: Games in one schedule at most: the schedule is a list held in memory.
+MAX_GAMES = 1_000_000
+#: Processes at once: each game runs two engines.
+MAX_CONCURRENCY = 64
+#: The longest deadline a timeout may set (a day, in seconds).
+MAX_TIMEOUT_S = 86_400.0
+#: Elo differences an SPRT may test (beyond this every game is won).
+MAX_SPRT_ELO = 2000.0
+
+
+# --- reading words ------------------------------------------------------------------------------
+
+
+def _int(what: str, text: str, low: int, high: int) -> int:
+    """``text`` as an integer in ``low..high``; ConfigError naming ``what`` otherwise."""
+    try:
+        return parse_int(text.strip(), what, low, high)
+    except TextError as exc:
+        raise ConfigError(exc.detail) from None
+
+
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+
+
+def _seconds(what: str, text: str, low: float, high: float) -> float:
+    """A plain decimal number of seconds in ``low..high`` (no sign, exponent, ``inf``, ``nan``)."""
+    if _DECIMAL.fullmatch(text.strip()) is None:
+        raise ConfigError(f"{what} needs a number of seconds, got '{text}'")
+    value = float(text)
+    if not low <= value <= high:
+        raise ConfigError(f"{what} {value:g} s out of range ({low:g} to {high:g} s)")
+    return value
+
+
+def parse_concurrency(text: str) -> int:
+    """``--concurrency N`` (also the one option ``--resume`` takes)."""
+    return _int("--concurrency", text, 1, MAX_CONCURRENCY)
+
+
+def _real(what: str, text: str) -> float:
+    """A finite real number (a sign and an exponent are fine)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{what} needs a number, got '{text}'") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"{what} must be finite, got '{text}'")
+    return value
+
+
+def _bool(what: str, text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise ConfigError(f"{what} needs true or false, got '{text}'")
+
+
+def _ms_text(ms: int) -> str:
+    """Milliseconds as exact seconds text: ``1500`` -> ``1.5``, ``1234567`` -> ``1234.567``."""
+    whole, frac = divmod(ms, 1000)
+    return f"{whole}.{frac:03d}".rstrip("0").rstrip(".") if frac else str(whole)
+
+
+# --- time controls and limits -------------------------------------------------------------------
+
+#: ``[moves/]base[+inc]``, base ``S[.f]`` or ``M:SS[.f]``.
+_TC_RE = re.compile(
+    r"(?:([0-9]+)/)?([0-9]+(?:\.[0-9]+)?|[0-9]+:[0-9]{1,2}(?:\.[0-9]+)?)(?:\+([0-9]+(?:\.[0-9]+)?))?"
+)
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """``moves/base+inc``: ``moves`` per period (0 = the whole game), base and increment in ms."""
+
+    base_ms: int
+    inc_ms: int = 0
+    moves: int = 0
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.base_ms <= MAX_MS and 0 <= self.inc_ms <= MAX_MS):
+            raise ConfigError(f"time control {self.text()}: times must be 0 to {MAX_MS} ms")
+        if self.base_ms == 0 and self.inc_ms == 0:
+            raise ConfigError(f"time control {self.text()}: no time at all")
+        if not 0 <= self.moves <= MAX_MS:
+            raise ConfigError(f"time control {self.text()}: bad number of moves per period")
+
+    @staticmethod
+    def parse(text: str) -> TimeControl:
+        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds)."""
+        match = _TC_RE.fullmatch(text.strip())
+        if not match:
+            raise ConfigError(
+                f"bad time control '{text}' (expected [moves/]base[+inc], base in s or m:ss, e.g. 10+0.1)"
+            )
+        moves, base, inc = match.groups()
+        if len(base) > 12 or (inc and len(inc) > 12) or (moves and len(moves) > 12):
+            raise ConfigError(f"bad time control '{text}': out of range")
+        minutes, _, seconds = base.rpartition(":")
+        if minutes and float(seconds) >= 60:
+            raise ConfigError(f"bad time control '{text}': seconds of m:ss must be below 60")
+        if moves is not None and int(moves) == 0:
+            raise ConfigError(f"bad time control '{text}': moves per period must be positive")
+        base_ms = round((int(minutes or 0) * 60 + float(seconds)) * 1000)
+        inc_ms = round(float(inc) * 1000) if inc else 0
+        return TimeControl(base_ms, inc_ms, int(moves) if moves else 0)
+
+    def text(self) -> str:
+        """The cutechess spelling (exact seconds), as in the PGN TimeControl tag."""
+        out = _ms_text(self.base_ms)
+        if self.moves:
+            out = f"{self.moves}/{out}"
+        if self.inc_ms:
+            out += f"+{_ms_text(self.inc_ms)}"
+        return out
+
+
+@dataclass(frozen=True)
+class EngineLimits:
+    """How one engine is asked for its moves: a clock (``tc``), the fixed limits of every ``go``
+    (``depth``, ``nodes``, ``movetime``: the shared :class:`GoLimits`) and the overrun a move
+    may take before it loses on time (``timemargin``)."""
+
+    tc: TimeControl | None = None
+    search: GoLimits = field(default_factory=GoLimits)
+    margin_ms: int = 0
+
+    def __post_init__(self) -> None:
+        s = self.search
+        if replace(s, depth=None, nodes=None, movetime=None) != GoLimits():
+            raise ConfigError("an engine's fixed limits are depth, nodes and st only")
+        # The one rule of values.GoLimits: without a clock, a search bounded by nothing would
+        # never end by itself.
+        if self.tc is None and s.unbounded(0):
+            raise ConfigError(
+                "no limit: give tc=, st=, depth= or nodes= (per engine or with --each)"
+            )
+        if self.tc is not None and s.movetime is not None:
+            raise ConfigError("tc= and st= exclude each other")
+        if not 0 <= self.margin_ms <= MAX_MS:
+            raise ConfigError(f"timemargin= must be 0 to {MAX_MS} ms")
+
+    @property
+    def movetime_ms(self) -> int | None:
+        """The fixed time per move (``st=``), if any."""
+        return self.search.movetime
+
+    @property
+    def timed(self) -> bool:
+        """Whether the referee can forfeit on time (a clock or a fixed move time)."""
+        return self.tc is not None or self.search.movetime is not None
+
+    def text(self) -> str:
+        """The limits as the PGN TimeControl text (``10+0.1``, ``st=0.5``, ``depth=3``)."""
+        parts = []
+        if self.tc is not None:
+            parts.append(self.tc.text())
+        if self.search.movetime is not None:
+            parts.append(f"st={_ms_text(self.search.movetime)}")
+        if self.search.depth is not None:
+            parts.append(f"depth={self.search.depth}")
+        if self.search.nodes is not None:
+            parts.append(f"nodes={self.search.nodes}")
+        return " ".join(parts) or "-"
+
+    @staticmethod
+    def parse(keys: Mapping[str, str]) -> EngineLimits:
+        """The limits of an engine's ``tc st depth nodes timemargin`` keys."""
+        tc_text = keys.get("tc")
+        tc = None if tc_text in (None, "inf", "infinite") else TimeControl.parse(tc_text)
+        st = keys.get("st")
+        movetime = None if st is None else round(_seconds("st=", st, 0.001, MAX_MS / 1000) * 1000)
+        depth = keys.get("depth")
+        nodes = keys.get("nodes")
+        return EngineLimits(
+            tc,
+            GoLimits(
+                depth=None if depth is None else _int("depth=", depth, 1, MAX_DEPTH),
+                nodes=None if nodes is None else _int("nodes=", nodes, 1, MAX_NODES),
+                movetime=movetime,
+            ),
+            _int("timemargin=", keys.get("timemargin", "0"), 0, MAX_MS),
+        )
+
+    def keys(self) -> dict[str, str]:
+        """The ``key=value`` words :meth:`parse` reads back into these limits."""
+        out: dict[str, str] = {}
+        if self.tc is not None:
+            out["tc"] = self.tc.text()
+        if self.search.movetime is not None:
+            out["st"] = _ms_text(self.search.movetime)
+        if self.search.depth is not None:
+            out["depth"] = str(self.search.depth)
+        if self.search.nodes is not None:
+            out["nodes"] = str(self.search.nodes)
+        if self.margin_ms:
+            out["timemargin"] = str(self.margin_ms)
+        return out
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Deadlines (seconds) of the waits that no clock bounds, for one engine."""
+
+    #: ``uciok`` after the process starts (loading an engine may take a while).
+    start: float = 10.0
+    #: ``readyok`` after ``isready``: in the handshake, before each game, after a stall.
+    #: None: the same as ``start``.
+    ready: float | None = None
+    #: A ``bestmove`` when the limits are depth or nodes only.
+    move: float = 60.0
+    #: The wait past a clock before the referee stops waiting for a ``bestmove``.
+    grace: float = 1.0
+
+    KEYS = ("start", "ready", "move", "grace")
+
+    def __post_init__(self) -> None:
+        for name, low in (("start", 0.001), ("ready", 0.001), ("move", 0.001), ("grace", 0.0)):
+            value = getattr(self, name)
+            if value is None and name == "ready":
+                continue
+            if not (
+                isinstance(value, int | float)
+                and math.isfinite(value)
+                and low <= value <= MAX_TIMEOUT_S
+            ):
+                raise ConfigError(
+                    f"timeout {name}={value} out of range ({low:g} to {MAX_TIMEOUT_S:g} s)"
+                )
+
+    @property
+    def ready_s(self) -> float:
+        """The wait for ``readyok``."""
+        return self.start if self.ready is None else self.ready
+
+    def with_keys(self, keys: Mapping[str, str], what: str) -> Timeouts:
+        """These timeouts with ``start= ready= move= grace=`` words (seconds) applied."""
+        unknown = sorted(set(keys) - set(self.KEYS))
+        if unknown:
+            raise ConfigError(f"{what}: unknown key {unknown[0]} (keys: {', '.join(self.KEYS)})")
+        values = {k: _seconds(f"{what} {k}=", v, 0.0, MAX_TIMEOUT_S) for k, v in keys.items()}
+        return replace(self, **values)
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"start": self.start, "ready": self.ready, "move": self.move, "grace": self.grace}
+
+
+# --- engines ------------------------------------------------------------------------------------
+
+
+class Proto(enum.Enum):
+    """The protocol an engine speaks; the value is the word of ``proto=``."""
+
+    UCI = "uci"
+    UGI = "ugi"
+
+    @property
+    def hello(self) -> str:
+        """The first command, ``uci`` or ``ugi``; its answer is this word plus ``ok``."""
+        return self.value
+
+    @property
+    def new_game(self) -> str:
+        return f"{self.value}newgame"
+
+
+#: Keys of ``--engine`` (besides ``option.NAME`` and ``timeout.KEY``).
+ENGINE_KEYS = ("cmd", "name", "proto", "tc", "st", "depth", "nodes", "timemargin", "dir")
+_LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin")
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """One engine: how to run it (``cmd``, ``dir``), talk to it (``proto``, ``option.NAME``),
+    ask it for moves (``limits``) and how long to wait for it (``timeouts``)."""
+
+    name: str
+    cmd: tuple[str, ...]
+    limits: EngineLimits
+    proto: Proto = Proto.UCI
+    options: Mapping[str, str] = field(default_factory=dict)
+    workdir: str | None = None
+    timeouts: Timeouts = Timeouts()
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ConfigError("--engine: empty name=")
+        if not self.cmd:
+            raise ConfigError("--engine: empty cmd=")
+
+    def describe(self) -> str:
+        return f"{self.name} ({shlex.join(self.cmd)}, {self.proto.value})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "cmd": list(self.cmd),
+            "proto": self.proto.value,
+            "options": dict(self.options),
+            "dir": self.workdir,
+            "limits": self.limits.keys(),
+            "timeout": self.timeouts.to_json(),
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any], timeouts: Timeouts) -> EngineConfig:
+        """An engine of ``config.json``; ``timeouts`` serves an older file that kept them
+        only for the whole match."""
+        limits = _mapping(data, "limits")
+        timeout = data.get("timeout")
+        own = timeouts if timeout is None else _timeouts_json(timeout)
+        return EngineConfig(
+            name=_text(data, "name"),
+            cmd=tuple(_texts(data, "cmd")),
+            limits=EngineLimits.parse({k: str(v) for k, v in limits.items()}),
+            proto=_proto(str(data.get("proto", "uci"))),
+            options={str(k): str(v) for k, v in _mapping(data, "options").items()},
+            workdir=None if data.get("dir") is None else _text(data, "dir"),
+            timeouts=own,
+        )
+
+
+def _proto(text: str) -> Proto:
+    try:
+        return Proto(text.lower())
+    except ValueError:
+        raise ConfigError(f"--engine: proto must be uci or ugi, not '{text}'") from None
+
+
+def builtin_engine() -> list[str]:
+    """The command of the built-in engine: the ``zengine`` script of this installation."""
+    beside = Path(sys.executable).with_name("zengine")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("zengine")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "zengine"]
+
+
+def engine_config(keys: Mapping[str, str], defaults: Timeouts) -> EngineConfig:
+    """An engine from its ``--engine`` (and ``--each``) words."""
+    unknown = [
+        k
+        for k in keys
+        if k not in ENGINE_KEYS and not k.startswith("option.") and not k.startswith("timeout.")
+    ]
+    if unknown:
+        raise ConfigError(
+            f"--engine: unknown key '{unknown[0]}' (keys: {', '.join(sorted(ENGINE_KEYS))}, "
+            "option.NAME, timeout.start|ready|move|grace)"
+        )
+    given = keys.get("cmd")
+    if given in (None, "", "zengine"):
+        # The installation's own script, also when it is not on PATH.
+        cmd = builtin_engine()
+    else:
+        try:
+            cmd = shlex.split(given)
+        except ValueError as exc:
+            raise ConfigError(f"--engine: cmd={given}: {exc}") from None
+    if not cmd:
+        raise ConfigError("--engine: empty cmd=")
+    name = keys.get("name") or (
+        Path(cmd[-1]).stem if cmd[0] == sys.executable else Path(cmd[0]).name
+    )
+    timeouts = defaults.with_keys(
+        {k[len("timeout.") :]: v for k, v in keys.items() if k.startswith("timeout.")},
+        "--engine timeout.",
+    )
+    try:
+        limits = EngineLimits.parse({k: keys[k] for k in _LIMIT_KEYS if k in keys})
+    except ConfigError as exc:
+        raise ConfigError(f"--engine {name}: {exc}") from None
+    return EngineConfig(
+        name=name,
+        cmd=tuple(cmd),
+        limits=limits,
+        proto=_proto(keys.get("proto", "uci")),
+        options={k[len("option.") :]: v for k, v in keys.items() if k.startswith("option.")},
+        workdir=keys.get("dir") or None,
+        timeouts=timeouts,
+    )
+
+
+# --- openings, adjudication, SPRT ---------------------------------------------------------------
+
+
+class OpeningsKind(enum.Enum):
+    RANDOM = "random"
+    FILE = "file"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class OpeningsConfig:
+    """``--openings``: random lines of ``plies`` plies, the lines of a ``file`` (in ``order``
+    from line ``start``), or none (every game from the start position)."""
+
+    kind: OpeningsKind = OpeningsKind.RANDOM
+    plies: int = 4
+    file: str | None = None
+    order: str = "sequential"
+    start: int = 1
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.plies <= 1000:
+            raise ConfigError("--openings plies= must be 0 to 1000")
+        if self.kind is OpeningsKind.FILE and not self.file:
+            raise ConfigError("--openings: file= needs a path")
+        if self.order not in ("sequential", "random"):
+            raise ConfigError("--openings order= must be sequential or random")
+        if not 1 <= self.start <= MAX_GAMES:
+            raise ConfigError(f"--openings start= must be 1 to {MAX_GAMES}")
+
+    @staticmethod
+    def parse(words: list[str]) -> OpeningsConfig:
+        kv = key_values("openings", words, bare=("random", "none", "startpos"))
+        _no_extra("openings", kv, {"random", "none", "startpos", "file", "plies", "order", "start"})
+        if "file" in kv:
+            return OpeningsConfig(
+                OpeningsKind.FILE,
+                file=str(Path(kv["file"]).absolute()),
+                order=kv.get("order", "sequential"),
+                start=_int("--openings start=", kv.get("start", "1"), 1, MAX_GAMES),
+            )
+        if "none" in kv or "startpos" in kv:
+            return OpeningsConfig(OpeningsKind.NONE)
+        return OpeningsConfig(plies=_int("--openings plies=", kv.get("plies", "4"), 0, 1000))
+
+    def text(self) -> str:
+        if self.kind is OpeningsKind.RANDOM:
+            return f"random plies={self.plies}"
+        if self.kind is OpeningsKind.FILE:
+            return f"file={self.file} order={self.order}"
+        return "none (start position)"
+
+    def to_json(self) -> dict[str, Any]:
+        if self.kind is OpeningsKind.RANDOM:
+            return {"kind": "random", "plies": self.plies}
+        if self.kind is OpeningsKind.FILE:
+            return {"kind": "file", "file": self.file, "order": self.order, "start": self.start}
+        return {"kind": "none"}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> OpeningsConfig:
+        try:
+            kind = OpeningsKind(data.get("kind", "none"))
+        except ValueError:
+            raise ConfigError(f"unknown openings kind '{data.get('kind')}'") from None
+        return OpeningsConfig(
+            kind,
+            plies=_int("openings plies", str(data.get("plies", 4)), 0, 1000),
+            file=None if data.get("file") is None else str(data["file"]),
+            order=str(data.get("order", "sequential")),
+            start=_int("openings start", str(data.get("start", 1)), 1, MAX_GAMES),
+        )
+
+
+@dataclass(frozen=True)
+class ResignRule:
+    """``--resign``: a side whose own score was <= -``score`` cp for its last ``movecount``
+    moves loses (with ``twosided``, only if the other side's was >= ``score`` as long)."""
+
+    movecount: int = 3
+    score: int = 1000
+    twosided: bool = False
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.movecount <= 1000 or not 0 <= self.score <= 100_000:
+            raise ConfigError("--resign: movecount= 1 to 1000, score= 0 to 100000 cp")
+
+
+@dataclass(frozen=True)
+class DrawRule:
+    """``--draw``: from move ``movenumber`` on, a draw when both sides' last ``movecount``
+    scores are within +-``score`` cp."""
+
+    movenumber: int = 40
+    movecount: int = 8
+    score: int = 10
+
+    def __post_init__(self) -> None:
+        if (
+            not 0 <= self.movenumber <= 100_000
+            or not 1 <= self.movecount <= 1000
+            or not 0 <= self.score <= 100_000
+        ):
+            raise ConfigError(
+                "--draw: movenumber= 0 to 100000, movecount= 1 to 1000, score= 0 to 100000 cp"
+            )
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """How the referee ends games the rules have not ended: by scores, or by a ply limit."""
+
+    resign: ResignRule | None = None
+    draw: DrawRule | None = None
+    #: A draw after this many plies (0 = off).
+    max_plies: int = 1000
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_plies <= MAX_GAMES:
+            raise ConfigError(f"--maxplies must be 0 to {MAX_GAMES}")
+
+
+@dataclass(frozen=True)
+class SprtConfig:
+    """``--sprt``: stop the match when the SPRT of H1 (``elo1``) against H0 (``elo0``) decides,
+    with error rates ``alpha`` (false H1) and ``beta`` (false H0)."""
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        values = (self.elo0, self.elo1, self.alpha, self.beta)
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+            raise ConfigError("--sprt: elo0, elo1, alpha and beta must be finite numbers")
+        if not (0 < self.alpha < 1 and 0 < self.beta < 1):
+            raise ConfigError("--sprt: alpha and beta must be between 0 and 1")
+        if self.alpha + self.beta >= 1:
+            raise ConfigError("--sprt: need alpha + beta < 1 (else the bounds cross)")
+        if not self.elo0 < self.elo1:
+            raise ConfigError("--sprt: need elo1 > elo0")
+        if max(abs(self.elo0), abs(self.elo1)) > MAX_SPRT_ELO:
+            raise ConfigError(f"--sprt: elo0 and elo1 must be within +-{MAX_SPRT_ELO:g}")
+
+    @staticmethod
+    def parse(words: list[str]) -> SprtConfig:
+        kv = key_values("sprt", words)
+        _no_extra("sprt", kv, {"elo0", "elo1", "alpha", "beta"})
+        default = SprtConfig()
+        return SprtConfig(
+            **{
+                k: _real(f"--sprt {k}=", kv[k]) if k in kv else getattr(default, k)
+                for k in ("elo0", "elo1", "alpha", "beta")
+            }
+        )
+
+    def to_json(self) -> dict[str, float]:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+
+
+# --- the match ----------------------------------------------------------------------------------
+
+
+class Tournament(enum.Enum):
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """A whole match: its engines, the game, the schedule and the rules of the referee."""
+
+    engines: tuple[EngineConfig, ...]
+    variant: str
+    seed: int
+    rules: Mapping[str, str] = field(default_factory=dict)
+    games: int = 2
+    rounds: int = 1
+    tournament: Tournament = Tournament.ROUND_ROBIN
+    concurrency: int = 1
+    openings: OpeningsConfig = OpeningsConfig()
+    adjudication: Adjudication = Adjudication()
+    sprt: SprtConfig | None = None
+    recover: bool = False
+    out: str | None = None
+    event: str = "zengine match"
+    debug: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.engines) < 2:
+            raise ConfigError("give at least two engines (or none for the demonstration)")
+        names = Counter(e.name for e in self.engines)
+        twice = [n for n, c in names.items() if c > 1]
+        if twice:
+            raise ConfigError(f"two engines are named '{twice[0]}'")
+        if self.sprt is not None and len(self.engines) != 2:
+            raise ConfigError("--sprt needs exactly two engines")
+        if not 1 <= self.games <= MAX_GAMES or not 1 <= self.rounds <= MAX_GAMES:
+            raise ConfigError(f"--games and --rounds must be 1 to {MAX_GAMES}")
+        encounters = len(self.engines) - 1
+        if self.tournament is Tournament.ROUND_ROBIN:
+            encounters = len(self.engines) * (len(self.engines) - 1) // 2
+        if self.games * self.rounds * encounters > MAX_GAMES:
+            raise ConfigError(f"more than {MAX_GAMES} games in the schedule")
+        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
+            raise ConfigError(f"--concurrency must be 1 to {MAX_CONCURRENCY}")
+        if not 0 <= self.seed <= MAX_NODES:
+            raise ConfigError(f"--seed must be 0 to {MAX_NODES}")
+        self.make_rules()
+
+    def make_rules(self) -> Rules:
+        """The rules of the games (checked when the configuration is made)."""
+        try:
+            return make_rules(self.variant, self.rules)
+        except GameError as exc:
+            raise ConfigError(f"--variant/--rule: {exc}") from None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.engines)
+
+    def to_json(self) -> dict[str, Any]:
+        """``config.json``: :meth:`from_json` reads it back into an equal configuration."""
+        adj = self.adjudication
+        return {
+            "engines": [e.to_json() for e in self.engines],
+            "variant": self.variant,
+            "rules": dict(self.rules),
+            "seed": self.seed,
+            "games": self.games,
+            "rounds": self.rounds,
+            "tournament": self.tournament.value,
+            "concurrency": self.concurrency,
+            "openings": self.openings.to_json(),
+            "resign": None if adj.resign is None else asdict(adj.resign),
+            "draw": None if adj.draw is None else asdict(adj.draw),
+            "maxplies": adj.max_plies,
+            "sprt": None if self.sprt is None else self.sprt.to_json(),
+            "recover": self.recover,
+            "out": self.out,
+            "event": self.event,
+            "debug": self.debug,
+        }
+
+    @staticmethod
+    def from_json(data: Any) -> MatchConfig:
+        """The configuration of ``config.json`` (also as older versions wrote it)."""
+        if not isinstance(data, Mapping):
+            raise ConfigError("the configuration is not a JSON object")
+        timeouts = _timeouts_json(data.get("timeout") or {})
+        engines = data.get("engines")
+        if not isinstance(engines, list) or not all(isinstance(e, Mapping) for e in engines):
+            raise ConfigError("the configuration has no list of engines")
+        resign, draw, sprt = data.get("resign"), data.get("draw"), data.get("sprt")
+        try:
+            tournament = Tournament(data.get("tournament", "round-robin"))
+        except ValueError:
+            raise ConfigError(f"unknown tournament '{data.get('tournament')}'") from None
+        return MatchConfig(
+            engines=tuple(EngineConfig.from_json(e, timeouts) for e in engines),
+            variant=_text(data, "variant"),
+            seed=_json_int(data, "seed"),
+            rules={str(k): str(v) for k, v in _mapping(data, "rules").items()},
+            games=_json_int(data, "games"),
+            rounds=_json_int(data, "rounds"),
+            tournament=tournament,
+            concurrency=_json_int(data, "concurrency"),
+            openings=OpeningsConfig.from_json(_mapping(data, "openings")),
+            adjudication=Adjudication(
+                resign=None
+                if resign is None
+                else ResignRule(**_json_ints(resign, bools=("twosided",))),
+                draw=None if draw is None else DrawRule(**_json_ints(draw)),
+                max_plies=_json_int(data, "maxplies"),
+            ),
+            sprt=None if sprt is None else SprtConfig(**_json_numbers(sprt, "sprt")),
+            recover=_json_bool(data, "recover"),
+            out=None if data.get("out") is None else str(data["out"]),
+            event=str(data.get("event", "zengine match")),
+            debug=_json_bool(data, "debug"),
+        )
+
+
+# --- config.json helpers: a wrong type is a ConfigError, never a TypeError ------------------------
+
+
+def _mapping(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"configuration: '{key}' is not an object")
+    return value
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise ConfigError(f"configuration: '{key}' is not a string")
+    return value
+
+
+def _texts(data: Mapping[str, Any], key: str) -> list[str]:
+    value = data.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"configuration: '{key}' is not a list of strings")
+    return value
+
+
+def _json_int(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ConfigError(f"configuration: '{key}' is not a whole number")
+    return value
+
+
+def _json_bool(data: Mapping[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"configuration: '{key}' is not true or false")
+    return value
+
+
+def _json_ints(data: Any, bools: tuple[str, ...] = ()) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ConfigError("configuration: an adjudication setting is not an object")
+    return {k: bool(v) if k in bools else _json_int(data, k) for k, v in data.items()}
+
+
+def _json_numbers(data: Any, key: str) -> dict[str, float]:
+    if not isinstance(data, Mapping) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()
+    ):
+        raise ConfigError(f"configuration: '{key}' is not an object of numbers")
+    return {str(k): float(v) for k, v in data.items()}
+
+
+def _timeouts_json(data: Any) -> Timeouts:
+    if not isinstance(data, Mapping) or not set(data) <= set(Timeouts.KEYS):
+        raise ConfigError("configuration: 'timeout' is not an object of start, ready, move, grace")
+    # An earlier version wrote no "ready": its isready waits were the start timeout (None).
+    return Timeouts(**_json_numbers({k: v for k, v in data.items() if v is not None}, "timeout"))
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+#: option -> number of value words: None = any number of words (up to the next option)
+OPTIONS: dict[str, int | None] = {
+    "engine": None,
+    "each": None,
+    "variant": 1,
+    "rule": None,
+    "games": 1,
+    "rounds": 1,
+    "tournament": 1,
+    "concurrency": 1,
+    "openings": None,
+    "seed": 1,
+    "maxplies": 1,
+    "resign": None,
+    "draw": None,
+    "sprt": None,
+    "recover": 0,
+    "out": 1,
+    "resume": 1,
+    "timeout": None,
+    "event": 1,
+    "debug": 0,
+}
+
+
+def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
+    """``--opt word word --opt2 ...`` -> ``[(opt, words)]`` (``-opt`` works too, as in cutechess)."""
+    out: list[tuple[str, list[str]]] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if not token.startswith("-") or token in ("-", "--"):
+            raise ConfigError(f"unexpected argument '{token}' (options start with --)")
+        name = token.lstrip("-").lower()
+        if name not in OPTIONS:
+            raise ConfigError(
+                f"unknown option '{token}' (known: {', '.join('--' + o for o in OPTIONS)})"
+            )
+        arity = OPTIONS[name]
+        i += 1
+        words: list[str] = []
+        while i < len(args) and (arity is None or len(words) < arity):
+            if args[i].startswith("--") or (arity is None and _is_option(args[i])):
+                break
+            words.append(args[i])
+            i += 1
+        if arity is not None and len(words) != arity:
+            raise ConfigError(f"--{name} needs {arity} value{'s' if arity > 1 else ''}")
+        out.append((name, words))
+    return out
+
+
+def _is_option(token: str) -> bool:
+    return token.startswith("-") and token.lstrip("-").lower() in OPTIONS
+
+
+def key_values(option: str, words: list[str], bare: tuple[str, ...] = ()) -> dict[str, str]:
+    """``key=value`` words as a dict; words listed in ``bare`` may stand alone (value "")."""
+    out: dict[str, str] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep:
+            if word.lower() in bare:
+                out[word.lower()] = ""
+                continue
+            raise ConfigError(f"--{option}: '{word}' is not key=value")
+        if not key:
+            raise ConfigError(f"--{option}: '{word}' has no key")
+        out[key if key.startswith("option.") else key.lower()] = value
+    return out
+
+
+def _no_extra(option: str, kv: Mapping[str, str], allowed: set[str]) -> None:
+    extra = set(kv) - allowed
+    if extra:
+        raise ConfigError(
+            f"--{option}: unknown key{'s' if len(extra) > 1 else ''} {', '.join(sorted(extra))} "
+            f"(keys: {', '.join(sorted(allowed))})"
+        )
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    """``zengine, zengine`` -> ``zengine-1, zengine-2``: names tell engines apart in records."""
+    counts = Counter(names)
+    seen: Counter[str] = Counter()
+    out = []
+    for name in names:
+        if counts[name] > 1:
+            seen[name] += 1
+            name = f"{name}-{seen[name]}"
+        out.append(name)
+    return out
+
+
+def parse_command_line(args: list[str]) -> MatchConfig:
+    """The command line as a validated configuration (the seed is drawn if absent)."""
+    engines: list[dict[str, str]] = []
+    each: dict[str, str] = {}
+    settings: dict[str, Any] = {}
+    rules: dict[str, str] = {}
+    timeouts = Timeouts()
+    resign: ResignRule | None = None
+    draw: DrawRule | None = None
+    max_plies = Adjudication().max_plies
+    for name, words in split_options(args):
+        if name == "engine":
+            engines.append(key_values(name, words))
+        elif name == "each":
+            each.update(key_values(name, words))
+        elif name == "variant":
+            settings["variant"] = words[0]
+        elif name == "rule":
+            rules.update({k.lower(): v for k, v in key_values(name, words).items()})
+        elif name in ("games", "rounds"):
+            settings[name] = _int(f"--{name}", words[0], 1, MAX_GAMES)
+        elif name == "concurrency":
+            settings[name] = parse_concurrency(words[0])
+        elif name == "seed":
+            settings[name] = _int("--seed", words[0], 0, MAX_NODES)
+        elif name == "maxplies":
+            max_plies = _int("--maxplies", words[0], 0, MAX_GAMES)
+        elif name == "tournament":
+            try:
+                settings[name] = Tournament(words[0])
+            except ValueError:
+                raise ConfigError("--tournament must be round-robin or gauntlet") from None
+        elif name == "openings":
+            settings["openings"] = OpeningsConfig.parse(words)
+        elif name == "resign":
+            kv = key_values(name, words)
+            _no_extra(name, kv, {"movecount", "score", "twosided"})
+            resign = ResignRule(
+                _int("--resign movecount=", kv.get("movecount", "3"), 1, 1000),
+                _int("--resign score=", kv.get("score", "1000"), 0, 100_000),
+                _bool("--resign twosided=", kv.get("twosided", "false")),
+            )
+        elif name == "draw":
+            kv = key_values(name, words)
+            _no_extra(name, kv, {"movenumber", "movecount", "score"})
+            draw = DrawRule(
+                _int("--draw movenumber=", kv.get("movenumber", "40"), 0, 100_000),
+                _int("--draw movecount=", kv.get("movecount", "8"), 1, 1000),
+                _int("--draw score=", kv.get("score", "10"), 0, 100_000),
+            )
+        elif name == "sprt":
+            settings["sprt"] = SprtConfig.parse(words)
+        elif name == "timeout":
+            timeouts = timeouts.with_keys(key_values(name, words), "--timeout")
+        elif name in ("recover", "debug"):
+            settings[name] = True
+        elif name in ("out", "event"):
+            settings[name] = words[0]
+        elif name == "resume":
+            raise ConfigError("--resume DIR takes no other option except --concurrency")
+
+    if not engines:  # the demonstration
+        engines = [{}, {}]
+        if not any(k in each for k in ("tc", "st", "depth", "nodes")):
+            each = {**DEMO_LIMITS, **each}
+        settings.setdefault("games", DEMO_GAMES)
+    if len(engines) == 1:
+        raise ConfigError("one --engine given: give at least two (or none for the demonstration)")
+    configs = [engine_config({**each, **e}, timeouts) for e in engines]
+    names = _dedupe([c.name for c in configs])
+    return MatchConfig(
+        engines=tuple(replace(c, name=n) for c, n in zip(configs, names)),
+        variant=settings.pop("variant", variant_names()[0]),
+        seed=settings.pop("seed") if "seed" in settings else secrets.randbelow(2**31),
+        rules=rules,
+        adjudication=Adjudication(resign, draw, max_plies),
+        **settings,
+    )

@@ -1,0 +1,109 @@
+"""The worker's side of a match: play one scheduled game, and keep engines between games.
+
+:func:`play_scheduled_game` is self-contained: from the configuration, the scheduled game
+(which carries its opening) and a function that hands it a started engine, it plays the game
+and returns its record. Its inputs are plain picklable data, so a worker in another process
+can run it; writing records, counting statistics and deciding to stop belong to the
+coordinator (:mod:`tools.runner`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from zengine.engine.values import Outcome, Result
+from zengine.tools.config import MatchConfig
+from zengine.tools.engine_process import EngineError, EngineProcess
+from zengine.tools.records import GameRecord, make_record
+from zengine.tools.referee import play_game, unplayed
+from zengine.tools.schedule import ScheduledGame
+
+#: Engine number -> a process of that engine that completed its handshake (EngineError if
+#: it cannot be had).
+StartEngine = Callable[[int], EngineProcess]
+
+
+@dataclass(frozen=True)
+class GameReport:
+    """A played game: its record, and the engines (numbers) whose process failed in it."""
+
+    record: GameRecord
+    failed: tuple[int, ...]
+
+
+def play_scheduled_game(
+    config: MatchConfig, game: ScheduledGame, start_engine: StartEngine
+) -> GameReport:
+    """Play ``game`` of the match ``config`` with engines from ``start_engine``.
+
+    Never raises for an engine's failure: an engine that cannot be had loses the game
+    (``... (at start)``), one that fails during the game loses it too.
+    """
+    rules = config.make_rules()
+    indices = (game.p1, game.p2)
+    engines: list[EngineProcess] = []
+    for side, index in enumerate(indices):
+        try:
+            engines.append(start_engine(index))
+        except EngineError as exc:
+            outcome = Outcome(Result.win_for(1 - side), exc.termination, f"{exc.detail} (at start)")
+            played = unplayed(rules, game.opening, outcome, (side,))
+            break
+    else:
+        played = play_game(rules, game.opening, (engines[0], engines[1]), config.adjudication)
+    record = make_record(config, game, rules, played)
+    return GameReport(record, tuple(indices[side] for side in played.failed))
+
+
+def resync(engine: EngineProcess) -> bool:
+    """After a failure: ``stop`` + ``isready``; whether the engine is alive and answered."""
+    if not engine.alive():
+        return False
+    try:
+        engine.send("stop")
+        engine.sync()
+        return True
+    except EngineError:
+        return False
+
+
+class EngineKeeper:
+    """The engine processes of one worker, kept from one game to the next.
+
+    ``start`` makes a new process (handshake done); ``retire`` stops one for good, with a
+    grace in seconds for it to quit by itself.
+    """
+
+    def __init__(self, start: StartEngine, retire: Callable[[EngineProcess, float], None]) -> None:
+        self._start = start
+        self._retire = retire
+        self.engines: dict[int, EngineProcess] = {}
+
+    def engine(self, index: int) -> EngineProcess:
+        """The kept process of engine ``index``, started if there is none (a StartEngine)."""
+        engine = self.engines.get(index)
+        if engine is None:
+            engine = self.engines[index] = self._start(index)
+        return engine
+
+    def settle(self, report: GameReport) -> str | None:
+        """After a game: an engine that failed is resynced and plays on if it answers; if not,
+        it is retired and the reason the game ended is returned (an engine failure)."""
+        failure = None
+        for index in report.failed:
+            engine = self.engines.get(index)
+            if engine is not None and resync(engine):
+                continue
+            if engine is not None:
+                del self.engines[index]
+                # A short grace: it already did not answer.
+                self._retire(engine, 0.2)
+            failure = report.record.reason
+        return failure
+
+    def close(self) -> None:
+        """Retire every kept process."""
+        for engine in self.engines.values():
+            self._retire(engine, 1.0)
+        self.engines.clear()

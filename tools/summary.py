@@ -1,0 +1,176 @@
+"""The final table of a match: as JSON-able data (``summary.json``) and as text for people.
+
+Both are made from the running counters (:class:`tools.tally.MatchTally`), never by reading
+the records again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from zengine.tools import stats
+from zengine.tools.config import MatchConfig
+from zengine.tools.tally import EncounterTally, MatchTally
+
+
+def _wdl_dict(wdl: stats.WDL) -> dict[str, int]:
+    return {"wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses}
+
+
+def _finite(x: float) -> float | str:
+    return x if math.isfinite(x) else stats.format_elo(x)
+
+
+def encounter_data(encounter: EncounterTally) -> dict[str, Any]:
+    """Engine a against b: W/D/L (also per colour of a) and the pentanomial, from a's view."""
+    wdl = encounter.wdl
+    data: dict[str, Any] = {
+        "a": encounter.a,
+        "b": encounter.b,
+        "games": wdl.games,
+        "wins": wdl.wins,
+        "draws": wdl.draws,
+        "losses": wdl.losses,
+        "points": wdl.points,
+        "a_as_p1": _wdl_dict(encounter.as_p1),
+        "a_as_p2": _wdl_dict(encounter.as_p2),
+        "pentanomial": list(encounter.pentanomial),
+    }
+    estimate = encounter.elo()
+    if estimate is not None:
+        data.update(
+            elo=_finite(estimate.elo),
+            elo_low=_finite(estimate.low),
+            elo_high=_finite(estimate.high),
+            los=estimate.los,
+        )
+    return data
+
+
+def summary(
+    config: MatchConfig, tally: MatchTally, scheduled: int, extra: dict[str, Any]
+) -> dict[str, Any]:
+    """Everything the final table shows, as JSON-able data."""
+    engines = []
+    for index, name in enumerate(config.names):
+        total = tally.wdl(index)
+        engines.append(
+            {
+                "name": name,
+                "games": total.games,
+                "points": total.points,
+                "wins": total.wins,
+                "draws": total.draws,
+                "losses": total.losses,
+                "as_p1": _wdl_dict(tally.as_p1[index]),
+                "as_p2": _wdl_dict(tally.as_p2[index]),
+            }
+        )
+    out: dict[str, Any] = {
+        "variant": config.variant,
+        "rules": dict(config.rules),
+        "seed": config.seed,
+        "games_scheduled": scheduled,
+        "games_played": tally.games,
+        "engines": engines,
+        "encounters": [encounter_data(tally.encounters[k]) for k in sorted(tally.encounters)],
+        "terminations": {t.value: n for t, n in tally.terminations.items()},
+    }
+    if tally.overhead_moves:
+        out["referee_overhead_ms"] = {
+            "mean": tally.overhead_ms_sum / tally.overhead_moves,
+            "moves": tally.overhead_moves,
+            "max_game_mean": tally.overhead_ms_max,
+        }
+    if config.sprt is not None:
+        state = tally.sprt(config.sprt)
+        out["sprt"] = {
+            **config.sprt.to_json(),
+            "llr": state.llr,
+            "lower": state.lower,
+            "upper": state.upper,
+            "verdict": state.verdict,
+        }
+    out.update(extra)
+    return out
+
+
+def _signed(x: float | str) -> str:
+    return x if isinstance(x, str) else f"{round(x, 1) + 0.0:+.1f}"  # no "-0.0"
+
+
+def summary_text(data: dict[str, Any]) -> str:
+    """The final table for people."""
+    lines = [
+        f"Variant {data['variant']}{' ' + str(data['rules']) if data['rules'] else ''}, seed {data['seed']}: "
+        f"{data['games_played']} of {data['games_scheduled']} games"
+    ]
+    width = max(6, max(len(e["name"]) for e in data["engines"])) + 2
+    lines.append(
+        f"{'Engine':<{width}}{'Games':>6}{'Points':>8}  {'W-D-L':<12}{'as P1 W-D-L':<13}{'as P2 W-D-L'}"
+    )
+    for e in sorted(data["engines"], key=lambda e: -e["points"]):
+        p1, p2 = e["as_p1"], e["as_p2"]
+        wdl = f"{e['wins']}-{e['draws']}-{e['losses']}"
+        wdl1 = f"{p1['wins']}-{p1['draws']}-{p1['losses']}"
+        wdl2 = f"{p2['wins']}-{p2['draws']}-{p2['losses']}"
+        lines.append(
+            f"{e['name']:<{width}}{e['games']:>6}{e['points']:>8.1f}  {wdl:<12}{wdl1:<13}{wdl2}"
+        )
+    names = [e["name"] for e in data["engines"]]
+    if len(names) > 2:
+        lines += ["", "Cross table (points of the row engine against the column engine):"]
+        lines.append(" " * width + " ".join(f"{n[:8]:>8}" for n in names))
+        table = {(enc["a"], enc["b"]): enc for enc in data["encounters"]}
+        for i, name in enumerate(names):
+            cells = []
+            for j in range(len(names)):
+                enc = table.get((min(i, j), max(i, j)))
+                if i == j:
+                    cells.append(f"{'-':>8}")
+                elif enc is not None:
+                    points = enc["points"] if i < j else enc["games"] - enc["points"]
+                    cell = f"{points:.1f}/{enc['games']}"
+                    cells.append(f"{cell:>8}")
+                else:
+                    cells.append(f"{'':>8}")
+            lines.append(f"{name:<{width}}" + " ".join(cells))
+    for enc in data["encounters"]:
+        a, b = names[enc["a"]], names[enc["b"]]
+        text = (
+            f"{a} vs {b}: {enc['wins']}-{enc['draws']}-{enc['losses']} (W-D-L of {a}), "
+            f"pairs [0, 1/2, 1, 3/2, 2] = {enc['pentanomial']}"
+        )
+        if "elo" in enc:
+            text += (
+                f"\n  Elo {_signed(enc['elo'])} (95%: {_signed(enc['elo_low'])} .. "
+                f"{_signed(enc['elo_high'])}), LOS {enc['los'] * 100:.1f}%"
+            )
+        lines.append(text)
+    if "sprt" in data:
+        s = data["sprt"]
+        verdict = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)", None: "undecided"}[
+            s["verdict"]
+        ]
+        lines.append(
+            f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
+            f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) {verdict}"
+        )
+    lines.append(
+        "Terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(data["terminations"].items()))
+    )
+    if "referee_overhead_ms" in data:
+        o = data["referee_overhead_ms"]
+        lines.append(
+            f"Referee overhead per move (bestmove read -> next go written): {o['mean']:.3f} ms "
+            f"mean over {o['moves']} moves"
+        )
+    if "games_per_minute" in data:
+        lines.append(
+            f"This run: {data['games_this_run']} games in {data['wall_s']:.1f} s, "
+            f"{data['games_per_minute']:.1f} games/min at concurrency {data['concurrency']}"
+        )
+    if data.get("stopped"):
+        lines.append(f"Stopped: {data['stopped']}")
+    return "\n".join(lines)
