@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import naive_zola
@@ -164,6 +165,23 @@ def test_games_always_end_with_a_winner(size: int) -> None:
 def test_bad_position_strings(text: str, match: str) -> None:
     with pytest.raises(PositionError, match=match):
         ZolaRules(6).parse_position(text)
+
+
+def _documented_rejections() -> list[tuple[str, str]]:
+    """``(string, message)`` of the rows of docs/zola.md's table of rejected position strings
+    that give a literal string for the 6x6 game."""
+    page = (Path(__file__).parents[1] / "docs" / "zola.md").read_text()
+    table = page.split("A position string is rejected", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\|[^|]*\| `([^`]+)`(?: in a 6x6 game)? \| (.+) \|$", table, re.M)
+    assert len(rows) >= 8, "the table of rejected position strings is gone from docs/zola.md"
+    return rows
+
+
+@pytest.mark.parametrize("text,message", _documented_rejections())
+def test_documented_rejections(text: str, message: str) -> None:
+    with pytest.raises(PositionError) as caught:
+        ZolaRules(6).parse_position(text)
+    assert str(caught.value) == message
 
 
 def test_position_strings_are_case_insensitive() -> None:
