@@ -30,13 +30,14 @@ from zengine.engine.game import (
 )
 from zengine.engine.variants import make_rules, variant_names
 
-#: Digits of other scripts and forms (Arabic-Indic, Extended Arabic-Indic, Devanagari, Thai,
-#: superscript, fullwidth, mathematical bold; and numerals that are no digits.
+#: Digits of other scripts and forms (Arabic-Indic, fullwidth, Extended Arabic-Indic,
+#: Devanagari, Thai, mathematical bold, superscript, subscript) and numerals that are no digits.
 FOREIGN_DIGITS = ["²", "١", "١٢", "１", "٣", "٠", "۳", "३", "๓", "𝟙", "³", "₂", "½", "Ⅻ"]
 #: Letters of other scripts, some looking like ASCII ones or lower-casing to them (the Kelvin
 #: sign to ``k``, the dotted capital I to ``i`` and a combining dot).
 FOREIGN_LETTERS = ["а", "е", "о", "р", "х", "с", "в", "ß", "İ", "ı", "K", "Å", "ﬁ", "é", "中"]
-#: Whitespace of every kind ``str.split`` knows, and two characters that look like it but are not.
+#: Whitespace of the kinds ``str.split`` splits on, and characters it does not split on (a
+#: zero-width space, a byte-order mark, control characters).
 WHITESPACE = [" ", "  ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2003"]
 NOT_WHITESPACE = ["\u200b", "\ufeff", "\x00", "\x7f"]
 SEPARATORS = list("/,-x@+.:;_") + ["--", "//", ",,"]
