@@ -19,7 +19,6 @@ code-point order of the text (:func:`legal_moves_text`).
 from __future__ import annotations
 
 import random
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from zengine.engine.svg import document, element
-from zengine.engine.values import Outcome
+from zengine.engine.values import Outcome, TextError, parse_int, shown
 
 
 class GameError(ValueError):
@@ -66,13 +65,46 @@ class BadRuleValueError(RulesError):
     """A rule option with a value out of range or not in its list."""
 
 
+# --- text: the one rule for every game's notation ---------------------------------------------
+# Move texts, position strings and rule values are ASCII: letters are read in either case and
+# written in lower case, numbers are ASCII digits only (another script's digits, superscripts
+# and fullwidth forms are characters like any other, so they never read as numbers), and
+# fields are separated by whitespace, as the protocol splits its tokens.
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold_case(text: str) -> str:
+    """``text`` with its ASCII letters in lower case, every other character unchanged.
+
+    The games' notations are case-insensitive; ``str.lower`` would also turn characters of
+    other scripts into ASCII ones (the Kelvin sign into ``k``), which are then no longer
+    rejected as the strangers they are.
+    """
+    return text.translate(_ASCII_LOWER)
+
+
+def parse_count(text: str, what: str, high: int, error: type[GameError]) -> int:
+    """A count in a notation (a ply, a quiet count): ASCII digits only, no sign, ``0..high``.
+
+    Raises ``error`` (a :class:`GameError`: :class:`PositionError` in a position string) with
+    one line stating the bounds, however long or strange the text.
+    """
+    if text[:1] not in ("+", "-"):
+        try:
+            return parse_int(text, what, 0, high)
+        except TextError:
+            pass
+    raise error(f"{what} must be an integer from 0 to {high}, got '{shown(text)}'")
+
+
 @dataclass(frozen=True)
 class Rule:
     """A rule option of a game (``setup zhadu quiet 50``): its name, its default and the values
     it allows, either the words in ``choices`` or the integers ``low..high``.
 
-    Values are texts, kept in their canonical form (lower case; integers without leading zeros)
-    so that equal rules compare equal.
+    Values are texts, kept in their canonical form (lower case; integers without sign or
+    leading zeros) so that equal rules compare equal.
     """
 
     name: str
@@ -90,14 +122,23 @@ class Rule:
         return f"{', '.join(self.choices[:-1])} or {self.choices[-1]}"
 
     def value(self, text: str) -> str:
-        """The canonical text of a value of this rule; raises :class:`BadRuleValueError`."""
-        word = str(text).strip().lower()
+        """The canonical text of a value of this rule; raises :class:`BadRuleValueError`.
+
+        Words are case-insensitive; integers are numbers as the protocol writes them
+        (:func:`~zengine.engine.values.parse_int`: ASCII digits, optionally signed).
+        """
+        word = fold_case(str(text).strip())
         if self.choices:
             if word in self.choices:
                 return word
-        elif re.fullmatch(r"[0-9]{1,9}", word) and self.low <= int(word) <= self.high:
-            return str(int(word))
-        raise BadRuleValueError(f"bad value '{text}' for rule '{self.name}' ({self.allowed()})")
+        else:
+            try:
+                return str(parse_int(word, f"rule '{self.name}'", self.low, self.high))
+            except TextError:
+                pass
+        raise BadRuleValueError(
+            f"bad value '{shown(str(text))}' for rule '{self.name}' ({self.allowed()})"
+        )
 
 
 @dataclass(frozen=True)
@@ -169,10 +210,12 @@ class Rules(ABC):
         rules = {rule.name: rule for rule in cls.RULES}
         values = {rule.name: rule.default for rule in cls.RULES}
         for key, text in options.items():
-            rule = rules.get(key.lower())
+            rule = rules.get(fold_case(key))
             if rule is None:
                 known = ", ".join(rules) or "none"
-                raise UnknownRuleError(f"unknown rule '{key}' for {cls.game} (rules: {known})")
+                raise UnknownRuleError(
+                    f"unknown rule '{shown(key)}' for {cls.game} (rules: {known})"
+                )
             values[rule.name] = rule.value(text)
         return values
 
@@ -379,14 +422,14 @@ class State(ABC):
             pass
         if not self.history_length:
             raise IllegalMoveError(
-                f"cannot tell whether '{text}' led to this position: give the moves instead"
+                f"cannot tell whether '{shown(text)}' led to this position: give the moves instead"
             )
         before = self.copy()
         before.undo()
         move = before.parse_move(text)
         before.play(move)
         if before.key != self.key:
-            raise IllegalMoveError(f"'{text}' is not the move that led to this position")
+            raise IllegalMoveError(f"'{shown(text)}' is not the move that led to this position")
         return move
 
     def __repr__(self) -> str:

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import cast
 
-from zengine.engine.game import RuleOption, Rules, UnknownGameError
+from zengine.engine.game import RuleOption, Rules, UnknownGameError, fold_case
 
 #: The entry-point group plugins declare their games in.
 ENTRY_POINT_GROUP = "zengine.games"
@@ -227,5 +227,5 @@ def make_rules(name: str, options: Mapping[str, str] | None = None) -> Rules:
     game, implied = resolve(name)
     merged = dict(implied)
     for key, value in (options or {}).items():
-        merged[key.lower()] = str(value)
+        merged[fold_case(key)] = str(value)
     return rules_class(game).from_options(merged)

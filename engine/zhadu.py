@@ -61,9 +61,11 @@ from zengine.engine.game import (
     RuleOption,
     Rules,
     State,
+    fold_case,
+    parse_count,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, Termination
+from zengine.engine.values import Outcome, Result, Termination, shown
 
 DRAW_BY_TWO_PASSES = Outcome(Result.DRAW, Termination.RULES, "two passes")
 DRAW_BY_REPETITION = Outcome(Result.DRAW, Termination.RULES, "repetition")
@@ -87,6 +89,9 @@ SIDE_LETTERS = "wb"
 SETUP_PLIES = 10
 QUIET_DEFAULT = 100
 QUIET_MAX = 100_000
+#: The greatest ply (and quiet count) a position string may give: nine digits, far beyond any
+#: game played (with the quiet limit off only a repetition bounds a game).
+PLY_MAX = 999_999_999
 
 CAPTURE = 1 << 10
 PLACE = 1 << 11
@@ -95,7 +100,7 @@ PASS = 1 << 12
 
 def point_index(name: str) -> int:
     """The index of a point name (``a0`` -> 0); raises KeyError for no point."""
-    return _INDEX[name.lower()]
+    return _INDEX[fold_case(name)]
 
 
 def _bits(names: str) -> int:
@@ -728,7 +733,7 @@ class ZhaduState(State):
         return f"{POINT_NAMES[move & 31]}{sep}{POINT_NAMES[(move >> 5) & 31]}"
 
     def parse_move(self, text: str) -> int:
-        cleaned = text.strip().lower()
+        cleaned = fold_case(text.strip())
         if cleaned == "pass":
             return self._find(
                 text, lambda m: bool(m & PASS), lambda: "a pass is legal only with no other move"
@@ -737,7 +742,9 @@ class ZhaduState(State):
         if placement:
             stone, point = placement[1], placement[2]
             if stone not in KIND_OF_TEXT:
-                raise InvalidMoveError(f"'{text}': no stone '{stone}' (stones: 1 2 3 4 123)")
+                raise InvalidMoveError(
+                    f"'{shown(text)}': no stone '{shown(stone)}' (stones: 1 2 3 4 123)"
+                )
             p = _point(text, point)
             kind = KIND_OF_TEXT[stone]
             return self._find(
@@ -746,7 +753,7 @@ class ZhaduState(State):
         step = _MOVE_RE.fullmatch(cleaned)
         if not step:
             raise InvalidMoveError(
-                f"'{text}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
+                f"'{shown(text)}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
             )
         fr, to = _point(text, step[1]), _point(text, step[3])
         return self._find(
@@ -758,11 +765,11 @@ class ZhaduState(State):
     def _find(self, text: str, match: Callable[[int], bool], reason: Callable[[], str]) -> int:
         """The legal move ``match`` accepts, else IllegalMoveError with ``reason()``."""
         if self.result is not None:
-            raise IllegalMoveError(f"illegal move '{text}': the game is over")
+            raise IllegalMoveError(f"illegal move '{shown(text)}': the game is over")
         for move in self.legal_moves():
             if match(move):
                 return move
-        raise IllegalMoveError(f"illegal move '{text}': {reason()}")
+        raise IllegalMoveError(f"illegal move '{shown(text)}': {reason()}")
 
     def _why_not_place(self, kind: int, p: int) -> str:
         side = self.rules.player_names[self.stm]
@@ -1006,24 +1013,26 @@ class ZhaduState(State):
         this position alone: the stone stands where it went, the point it left is empty and
         the walk was possible with the stones as they stood; a capture (the quiet count is 0
         after it) and a pass are rebuilt the same way."""
-        cleaned = text.strip().lower()
+        cleaned = fold_case(text.strip())
         placement = _PLACE_RE.fullmatch(cleaned)
         step = _MOVE_RE.fullmatch(cleaned)
         if placement:
             if placement[1] not in KIND_OF_TEXT:
-                raise InvalidMoveError(f"'{text}': no stone '{placement[1]}' (stones: 1 2 3 4 123)")
+                raise InvalidMoveError(
+                    f"'{shown(text)}': no stone '{shown(placement[1])}' (stones: 1 2 3 4 123)"
+                )
             p, kind = _point(text, placement[2]), KIND_OF_TEXT[placement[1]]
         elif step:
             fr, to = _point(text, step[1]), _point(text, step[3])
         elif cleaned != "pass":
             raise InvalidMoveError(
-                f"'{text}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
+                f"'{shown(text)}' is no zhadu move (expected e.g. 4@a1, b0-c1, c3xe3 or pass)"
             )
         mover = self.stm ^ 1
         colour = self.rules.player_names[mover]
 
         def cannot(reason: str) -> IllegalMoveError:
-            return IllegalMoveError(f"'{text}' cannot be the last move: {reason}")
+            return IllegalMoveError(f"'{shown(text)}' cannot be the last move: {reason}")
 
         if self.ply == 0:
             raise cannot("no move has been played")
@@ -1061,8 +1070,8 @@ class ZhaduState(State):
         return fr | to << 5 | (CAPTURE if captured else 0)
 
 
-_PLACE_RE = re.compile(r"(\d+)@([a-z]\d+)")
-_MOVE_RE = re.compile(r"([a-z]\d+)([-x]?)([a-z]\d+)")
+_PLACE_RE = re.compile(r"([0-9]+)@([a-z][0-9]+)")
+_MOVE_RE = re.compile(r"([a-z][0-9]+)([-x]?)([a-z][0-9]+)")
 
 # The board picture of zhadu.md; point names are replaced by stones (W4, B123) when occupied.
 _DIAGRAM = (
@@ -1086,11 +1095,11 @@ _DIAGRAM = (
 def _point(text: str, name: str) -> int:
     index = _INDEX.get(name)
     if index is None:
-        raise InvalidMoveError(f"'{text}': no point '{name}' (points a0..h3)")
+        raise InvalidMoveError(f"'{shown(text)}': no point '{shown(name)}' (points a0..h3)")
     return index
 
 
-_STONE_RE = re.compile(r"(\d+)([a-z]\d+)")
+_STONE_RE = re.compile(r"([0-9]+)([a-z][0-9]+)")
 
 
 def _parse_stones(field: str, colour: str) -> list[tuple[int, int]]:
@@ -1100,17 +1109,21 @@ def _parse_stones(field: str, colour: str) -> list[tuple[int, int]]:
     for token in field.split(","):
         match = _STONE_RE.fullmatch(token)
         if not match:
-            raise PositionError(f"bad {colour} stone '{token}' (expected e.g. 4a1 or 123b0)")
+            raise PositionError(f"bad {colour} stone '{shown(token)}' (expected e.g. 4a1 or 123b0)")
         if match[1] not in KIND_OF_TEXT:
-            raise PositionError(f"unknown stone '{match[1]}' in '{token}' (stones: 1 2 3 4 123)")
+            raise PositionError(
+                f"unknown stone '{shown(match[1])}' in '{shown(token)}' (stones: 1 2 3 4 123)"
+            )
         if match[2] not in _INDEX:
-            raise PositionError(f"unknown point '{match[2]}' in '{token}' (points a0..h3)")
+            raise PositionError(
+                f"unknown point '{shown(match[2])}' in '{shown(token)}' (points a0..h3)"
+            )
         stones.append((KIND_OF_TEXT[match[1]], _INDEX[match[2]]))
     return stones
 
 
 def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
-    fields = text.strip().lower().split()
+    fields = fold_case(text).split()
     if len(fields) != 5:
         raise PositionError(
             "a zhadu position string has 5 fields (stones, side, first captures, quiet, ply), "
@@ -1121,7 +1134,7 @@ def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
     if len(halves) != 2:
         raise PositionError("stones must be '<white>/<black>' (use '-' for none)")
     if side_field not in ("w", "b"):
-        raise PositionError(f"side to move must be 'w' or 'b', got '{side_field}'")
+        raise PositionError(f"side to move must be 'w' or 'b', got '{shown(side_field)}'")
     stm = SIDE_LETTERS.index(side_field)
     first_halves = firsts_field.split("/")
     if len(first_halves) != 2:
@@ -1133,11 +1146,9 @@ def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
         elif item in KIND_OF_TEXT:
             first.append(KIND_OF_TEXT[item])
         else:
-            raise PositionError(f"unknown stone '{item}' as {colour}'s first capture")
-    for name, value in (("quiet", quiet_field), ("ply", ply_field)):
-        if not re.fullmatch(r"\d{1,9}", value):
-            raise PositionError(f"{name} must be a non-negative integer, got '{value}'")
-    quiet, ply = int(quiet_field), int(ply_field)
+            raise PositionError(f"unknown stone '{shown(item)}' as {colour}'s first capture")
+    quiet = parse_count(quiet_field, "quiet", PLY_MAX, PositionError)
+    ply = parse_count(ply_field, "ply", PLY_MAX, PositionError)
 
     pos = [-1] * 10
     owner: dict[int, str] = {}

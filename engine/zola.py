@@ -35,9 +35,10 @@ from zengine.engine.game import (
     Rules,
     SearchParameters,
     State,
+    fold_case,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, Termination
+from zengine.engine.values import Outcome, Result, Termination, shown
 
 RED_WINS = Outcome(Result.P1_WIN, Termination.RULES, "every Blue checker captured")
 BLUE_WINS = Outcome(Result.P2_WIN, Termination.RULES, "every Red checker captured")
@@ -208,7 +209,9 @@ def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False)
     return moves
 
 
-_MOVE_RE = re.compile(r"^([a-z])(\d{1,2})([-x]?)([a-z])(\d{1,2})$")
+_MOVE_RE = re.compile(r"([a-z])([0-9]{1,2})([-x]?)([a-z])([0-9]{1,2})")
+#: A rank of a position string, token by token: a run of ASCII digits or any one character.
+_RANK_TOKEN = re.compile(r"[0-9]+|.", re.DOTALL)
 
 
 class ZolaRules(Rules):
@@ -272,15 +275,16 @@ class ZolaRules(Rules):
         return ZolaState(self, red, blue, 0)
 
     def parse_position(self, text: str) -> ZolaState:
-        """Parse ``<ranks> <side>``; raises :class:`PositionError` with the reason."""
-        fields = text.split()
+        """Parse ``<ranks> <side>`` (letters in either case); raises :class:`PositionError`
+        with the reason."""
+        fields = fold_case(text).split()
         if len(fields) != 2:
             raise PositionError(
                 f"a zola position string has 2 fields (board and side), got {len(fields)}"
             )
         board, side = fields
         if side not in ("r", "b"):
-            raise PositionError(f"side to move must be 'r' or 'b', got '{side}'")
+            raise PositionError(f"side to move must be 'r' or 'b', got '{shown(side)}'")
         ranks = board.split("/")
         n = len(ranks)
         if n % 2 or n not in SIZES:
@@ -293,18 +297,20 @@ class ZolaRules(Rules):
         for i, rank_text in enumerate(ranks):
             rank = n - 1 - i
             file = 0
-            for token in re.findall(r"\d+|.", rank_text):
-                if token.isdigit():
-                    run = int(token)
-                    if token.startswith("0") or not 1 <= run <= n:
-                        raise PositionError(f"bad empty-square count '{token}' in rank {rank + 1}")
-                    file += run
+            for token in _RANK_TOKEN.findall(rank_text):
+                if token[0] in "0123456789":
+                    # the length first: a run of 5,000 digits is no count to convert
+                    if token[0] == "0" or len(token) > 2 or not 1 <= int(token) <= n:
+                        raise PositionError(
+                            f"bad empty-square count '{shown(token, 10)}' in rank {rank + 1}"
+                        )
+                    file += int(token)
                 elif token in COLOUR_LETTERS:
                     if file < n:
                         boards[COLOUR_LETTERS.index(token)] |= 1 << (rank * n + file)
                     file += 1
                 else:
-                    raise PositionError(f"unknown character '{token}' in rank {rank + 1}")
+                    raise PositionError(f"unknown character '{shown(token)}' in rank {rank + 1}")
                 if file > n:
                     break
             if file != n:
@@ -451,8 +457,7 @@ class ZolaState(State):
         return f"{self.square_name(move & _SQ)}{sep}{self.square_name((move >> 7) & _SQ)}"
 
     def parse_move(self, text: str) -> int:
-        cleaned = text.strip().lower()
-        n = self.g.n
+        cleaned = fold_case(text.strip())
         if cleaned == "pass":
             moves = self.legal_moves()
             if moves == [PASS]:
@@ -460,24 +465,32 @@ class ZolaState(State):
             if not moves:
                 raise IllegalMoveError("illegal move 'pass': the game is over")
             raise IllegalMoveError("illegal move 'pass': a pass is legal only with no other move")
-        match = _MOVE_RE.match(cleaned)
+        fr, to = self._squares(text, cleaned)
+        if self.outcome() is not None:
+            raise IllegalMoveError(f"illegal move '{shown(text)}': the game is over")
+        for move in self.legal_moves():
+            if move != PASS and move & _SQ == fr and (move >> 7) & _SQ == to:
+                return move
+        raise IllegalMoveError(f"illegal move '{shown(text)}' in this position")
+
+    def _squares(self, text: str, cleaned: str) -> tuple[int, int]:
+        """The two squares of a step or capture text (``cleaned``: stripped, lower case);
+        raises :class:`InvalidMoveError` for text that is none on this board."""
+        match = _MOVE_RE.fullmatch(cleaned)
         if not match:
-            raise InvalidMoveError(f"'{text}' is no zola move (expected e.g. c3-b2, a1xa2 or pass)")
+            raise InvalidMoveError(
+                f"'{shown(text)}' is no zola move (expected e.g. c3-b2, a1xa2 or pass)"
+            )
+        n = self.g.n
         squares = []
         for file_letter, rank_text in ((match[1], match[2]), (match[4], match[5])):
             file, rank = ord(file_letter) - 97, int(rank_text)
             if file >= n or not 1 <= rank <= n or rank_text.startswith("0"):
                 raise InvalidMoveError(
-                    f"'{text}': no square {file_letter}{rank_text} on a {n}x{n} board"
+                    f"'{shown(text)}': no square {file_letter}{rank_text} on a {n}x{n} board"
                 )
             squares.append((rank - 1) * n + file)
-        fr, to = squares
-        if self.outcome() is not None:
-            raise IllegalMoveError(f"illegal move '{text}': the game is over")
-        for move in self.legal_moves():
-            if move != PASS and move & _SQ == fr and (move >> 7) & _SQ == to:
-                return move
-        raise IllegalMoveError(f"illegal move '{text}' in this position")
+        return squares[0], squares[1]
 
     def position_text(self) -> str:
         n = self.g.n
@@ -656,34 +669,22 @@ class ZolaState(State):
         """The step or capture (or pass) a text names as the move that led here, checked
         against this position alone: the position before it is rebuilt and the move must be
         legal there."""
-        cleaned = text.strip().lower()
+        cleaned = fold_case(text.strip())
         mover = self.stm ^ 1
         own, opp = self.boards[mover], self.boards[self.stm]
         colour = self.rules.player_names[mover]
         if cleaned == "pass":
             if own and opp and not generate_moves(self.g, own, opp):
                 return PASS
-            raise IllegalMoveError(f"'{text}' cannot be the last move: {colour} had a move")
-        match = _MOVE_RE.match(cleaned)
-        if not match:
-            raise InvalidMoveError(f"'{text}' is no zola move (expected e.g. c3-b2, a1xa2 or pass)")
-        n = self.g.n
-        squares = []
-        for file_letter, rank_text in ((match[1], match[2]), (match[4], match[5])):
-            file, rank = ord(file_letter) - 97, int(rank_text)
-            if file >= n or not 1 <= rank <= n or rank_text.startswith("0"):
-                raise InvalidMoveError(
-                    f"'{text}': no square {file_letter}{rank_text} on a {n}x{n} board"
-                )
-            squares.append((rank - 1) * n + file)
-        fr, to = squares
+            raise IllegalMoveError(f"'{shown(text)}' cannot be the last move: {colour} had a move")
+        fr, to = self._squares(text, cleaned)
         if not own >> to & 1:
             raise IllegalMoveError(
-                f"'{text}' cannot be the last move: no {colour} checker on {self.square_name(to)}"
+                f"'{shown(text)}' cannot be the last move: no {colour} checker on {self.square_name(to)}"
             )
         if (own | opp) >> fr & 1:
             raise IllegalMoveError(
-                f"'{text}' cannot be the last move: {self.square_name(fr)} is not empty"
+                f"'{shown(text)}' cannot be the last move: {self.square_name(fr)} is not empty"
             )
         # The separator is not trusted (input accepts either): a step goes strictly outward and
         # a capture does not, so at most one of the two rebuilt positions makes the move legal.
@@ -692,7 +693,7 @@ class ZolaState(State):
             if before_opp and move in generate_moves(self.g, before_own, before_opp):
                 return move
         raise IllegalMoveError(
-            f"'{text}' cannot be the last move: it is no legal move in the position before"
+            f"'{shown(text)}' cannot be the last move: it is no legal move in the position before"
         )
 
 

@@ -51,6 +51,9 @@ def registry(monkeypatch):
         (Rule("links", "full", ("full", "star")), "STAR", "star"),
         (Rule("quiet", "100", low=0, high=100000), "007", "7"),
         (Rule("quiet", "100", low=0, high=100000), "100000", "100000"),
+        # integers are read as the protocol's numbers: optionally signed
+        (Rule("quiet", "100", low=0, high=100000), "+50", "50"),
+        (Rule("quiet", "100", low=0, high=100000), "-0", "0"),
     ],
 )
 def test_rule_values_are_canonical(rule: Rule, text: str, value: str) -> None:
@@ -66,6 +69,9 @@ def test_rule_values_are_canonical(rule: Rule, text: str, value: str) -> None:
         (Rule("quiet", "100", low=0, high=100000), "-1", "for rule 'quiet'"),
         (Rule("quiet", "100", low=0, high=100000), "٣", "for rule 'quiet'"),  # not ASCII
         (Rule("quiet", "100", low=0, high=100000), "", "for rule 'quiet'"),
+        (Rule("quiet", "100", low=0, high=100000), "１", "bad value '１' for rule 'quiet'"),
+        (Rule("quiet", "100", low=0, high=100000), "9" * 5000, "bad value '9999999"),
+        (Rule("links", "full", ("full", "star")), "ſtar", "(full or star)"),  # a long s
     ],
 )
 def test_rule_values_out_of_range(rule: Rule, text: str, message: str) -> None:

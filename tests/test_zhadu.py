@@ -117,6 +117,9 @@ def test_variants_and_options() -> None:
         ("quiet", "ten"),
         ("quiet", "1.5"),
         ("quiet", ""),
+        ("quiet", "٣"),
+        ("quiet", "１"),
+        ("quiet", "9" * 5000),
     ],
 )
 def test_bad_rule_values(key: str, value: str) -> None:
@@ -127,6 +130,8 @@ def test_bad_rule_values(key: str, value: str) -> None:
 def test_unknown_rule() -> None:
     with pytest.raises(UnknownRuleError):
         make_rules("zhadu", {"size": "8"})
+    with pytest.raises(UnknownRuleError):  # a Kelvin sign, which str.lower() makes a k
+        make_rules("zhadu", {"lin\u212as": "star"})
     with pytest.raises(UnknownRuleError):
         ZhaduRules.from_options({"passes": "2"})
 
@@ -423,7 +428,16 @@ INCONSISTENT = [
     ("side-letter", "-/- x -/- 0 0", "'w' or 'b'"),
     ("first-syntax", f"{FULL_SET} w 9/- 0 20", "unknown stone '9'"),
     ("quiet-syntax", f"{FULL_SET} w -/- -1 20", "quiet must be"),
-    ("ply-syntax", f"{FULL_SET} w -/- 0 x", "ply must be"),
+    ("ply-syntax", f"{FULL_SET} w -/- 0 x", "ply must be an integer from 0 to 999999999, got 'x'"),
+    ("ply-huge", "-/- w -/- 0 1000000000", "ply must be an integer from 0 to 999999999"),
+    ("ply-5000-digits", "-/- w -/- 0 " + "1" * 5000, "ply must be an integer from 0 to"),
+    ("ply-signed", f"{FULL_SET} w -/- 0 +20", "ply must be an integer from 0 to 999999999"),
+    ("ply-arabic-indic", f"{FULL_SET} w -/- 0 ٢٠", "got '٢٠'"),
+    ("quiet-fullwidth", f"{FULL_SET} w -/- ０ 20", "quiet must be an integer"),
+    ("stone-arabic-indic", "١a0/- b -/- 0 1", "bad White stone '١a0'"),
+    ("point-superscript", "1a⁰/- b -/- 0 1", "bad White stone '1a⁰'"),
+    ("first-arabic-indic", f"{FULL_SET} w ٤/- 0 20", "unknown stone '٤'"),
+    ("side-fullwidth", "-/- ｗ -/- 0 0", "side to move must be 'w' or 'b', got 'ｗ'"),
     ("stone-syntax", "1a0,,2a1/- w -/- 0 2", "bad White stone"),
     (
         "two-stones-on-a-point",
@@ -498,6 +512,12 @@ def test_move_input_forms_and_canonical_output() -> None:
     assert start.move_text(start.parse_move("4@a1")) == "4@a1"
 
 
+def test_position_strings_are_case_insensitive() -> None:
+    upper = position(AFTER_SETUP.upper().replace("W", "B", 1).replace(" 10", " 11"))
+    assert upper.position_text() == AFTER_SETUP.replace(" w ", " b ").replace(" 10", " 11")
+    assert position(AFTER_SETUP.upper()).key == position(AFTER_SETUP).key
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -517,6 +537,14 @@ def test_move_input_forms_and_canonical_output() -> None:
         "pas",
         "a0--a1",
         "a-b1",
+        "١@a0",  # Arabic-Indic digits
+        "4@a١",
+        "a١-a٢",
+        "１@a0",  # fullwidth
+        "4@a¹",
+        "4@а1",  # a Cyrillic a
+        "1" * 5000 + "@a0",
+        "a" + "0" * 5000 + "-a1",
     ],
 )
 def test_bad_syntax_is_an_invalid_move(text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import naive_zola
@@ -152,11 +153,42 @@ def test_games_always_end_with_a_winner(size: int) -> None:
         ("rrrrrr/rrrrrr/rrrrrr/rrrrrr/6/6 r", "at most 18"),
         ("8/8/8/8/8/8/8/rb6 r", "8x8 board"),  # an 8x8 string for a 6x6 game
         ("", "2 fields"),
+        # numbers are ASCII digits only: another script's digit is an unknown character
+        ("²r3r/6/6/6/6/r5 r", "unknown character '²' in rank 6"),  # int() rejects it
+        ("٦/6/6/6/6/r4b r", "unknown character '٦' in rank 6"),  # int() reads it as 6
+        ("6/6/6/6/6/r４b r", "unknown character '４' in rank 1"),  # fullwidth
+        ("6/6/6/6/6/r5 ｒ", "side to move must be 'r' or 'b', got 'ｒ'"),
+        ("6/6/6/6/6/r" + "9" * 5000 + " r", "bad empty-square count '9999999...' in rank 1"),
+        ("6/6/6/6/6/rР4b r", "unknown character 'Р' in rank 1"),  # a Cyrillic capital
     ],
 )
 def test_bad_position_strings(text: str, match: str) -> None:
     with pytest.raises(PositionError, match=match):
         ZolaRules(6).parse_position(text)
+
+
+def _documented_rejections() -> list[tuple[str, str]]:
+    """``(string, message)`` of the rows of docs/zola.md's table of rejected position strings
+    that give a literal string for the 6x6 game."""
+    page = (Path(__file__).parents[1] / "docs" / "zola.md").read_text()
+    table = page.split("A position string is rejected", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\|[^|]*\| `([^`]+)`(?: in a 6x6 game)? \| (.+) \|$", table, re.M)
+    assert len(rows) >= 8, "the table of rejected position strings is gone from docs/zola.md"
+    return rows
+
+
+@pytest.mark.parametrize("text,message", _documented_rejections())
+def test_documented_rejections(text: str, message: str) -> None:
+    with pytest.raises(PositionError) as caught:
+        ZolaRules(6).parse_position(text)
+    assert str(caught.value) == message
+
+
+def test_position_strings_are_case_insensitive() -> None:
+    rules = ZolaRules(6)
+    state = rules.parse_position("6/6/1B4/6/6/R5 B")
+    assert state.position_text() == "6/6/1b4/6/6/r5 b"
+    assert state.key == rules.parse_position("6/6/1b4/6/6/r5 b").key
 
 
 def test_position_strings_round_trip_on_every_size() -> None:
@@ -186,6 +218,13 @@ def test_position_strings_round_trip_on_every_size() -> None:
         "passs",
         "1a-2a",
         "é1-a2",
+        "a١xa٢",  # Arabic-Indic digits (int() would read a1xa2)
+        "a1xa２",  # a fullwidth digit
+        "a¹xa²",
+        "a1xа2",  # a Cyrillic a
+        "a1xa2\u200b",  # a zero-width space is no whitespace
+        "a1 xa2",
+        "a1xa" + "2" * 5000,
     ],
 )
 def test_bad_move_syntax(text: str) -> None:
