@@ -119,9 +119,11 @@ class Page(HTMLParser):
     def with_attr(self, name: str) -> list[dict[str, str]]:
         return [attrs for _, attrs in self.elements if name in attrs]
 
-    def picture(self, runs: list[list[int]]) -> str:
+    def picture(self, runs: list[int]) -> str:
+        """A picture from its runs ``first, count, first, count, ...`` of the line table."""
         lines = self.data["lines"]
-        return "\n".join(lines[i] for first, count in runs for i in range(first, first + count))
+        pairs = zip(runs[::2], runs[1::2])
+        return "\n".join(lines[i] for first, count in pairs for i in range(first, first + count))
 
 
 def page_of(directory: Path, **kwargs: Any) -> Page:

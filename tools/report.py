@@ -7,11 +7,11 @@ offline, can be mailed, and shows the same anywhere.
 
 The report never names a game: it asks the registry for the rules of a record's variant and
 lets each position draw itself (``State.svg``). Pictures are large (a Zhadu board is ~24 kB of
-SVG, ~200 lines), and a ply changes only a few lines of it, so every distinct line is stored
-once in a table shared by the whole page and each ply is a list of runs ``[first, count]`` of
-that table; the page joins the lines back into the exact ``State.svg`` text. Drawing costs
-time too (several ms a picture), so only the first ``--boards`` games get boards; the others
-list their moves with a note.
+SVG in ~200 lines) and a ply changes only a few lines, so every distinct line is stored once in
+a table shared by the whole page, and each ply is a flat list of runs ``first, count, first,
+count, ...`` of that table; the page joins the lines back into the exact ``State.svg`` text
+(measured: 0.5 kB a Zhadu ply instead of 24 kB). Drawing takes time too (5-13 ms a picture),
+so only the first ``--boards`` games get boards; the others list their moves with a note.
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ GAMES_FILE = "games.jsonl"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 
-#: Games that get a board by default. Measured (a 2-core machine, under load): drawing one ply
-#: takes 5-13 ms and stores ~0.2-0.4 kB once deduplicated, so 100 games of 40 plies cost
-#: ~20-50 s and ~1.5 MB; later games list their moves only (``--boards`` changes this).
+#: Games that get a board by default; later ones list their moves only (``--boards`` changes
+#: this). Measured on a loaded 2-core machine: a 200-game Zhadu match (27 plies a game) with
+#: every board is 3.4 MB (17 kB a game: ~0.3 kB of runs a ply plus the shared lines) and takes
+#: 12-34 s to draw (5-13 ms a picture), so 100 games keep the page and the wait moderate.
 DEFAULT_BOARDS = 100
 #: Width in pixels the pictures are drawn at (the page scales them to fit).
 BOARD_SIZE = 480
@@ -415,24 +416,26 @@ class LineTable:
         self.lines: list[str] = []
         self._ids: dict[str, int] = {}
 
-    def runs(self, picture: str) -> list[list[int]]:
-        """The picture as runs ``[first, count]`` of table lines (joined with newlines)."""
-        out: list[list[int]] = []
+    def runs(self, picture: str) -> list[int]:
+        """The picture as runs of table lines, flat: ``[first, count, first, count, ...]``."""
+        out: list[int] = []
         for line in picture.split("\n"):
             index = self._ids.get(line)
             if index is None:
                 index = self._ids[line] = len(self.lines)
                 self.lines.append(line)
-            if out and out[-1][0] + out[-1][1] == index:
-                out[-1][1] += 1
+            if out and out[-2] + out[-1] == index:
+                out[-1] += 1
             else:
-                out.append([index, 1])
+                out += [index, 1]
         return out
 
-    def picture(self, runs: Sequence[Sequence[int]]) -> str:
+    def picture(self, runs: Sequence[int]) -> str:
         """The text of a picture from its runs (what the page's script does)."""
         return "\n".join(
-            self.lines[i] for first, count in runs for i in range(first, first + count)
+            self.lines[i]
+            for first, count in zip(runs[::2], runs[1::2])
+            for i in range(first, first + count)
         )
 
 
@@ -453,7 +456,7 @@ def rules_of(game: Game) -> Rules:
 class Board:
     """A game's positions: one picture (runs of the line table) per ply, from the start."""
 
-    pictures: list[list[list[int]]]
+    pictures: list[list[int]]
     positions: list[str]
     #: Side to move (0 = p1) before each move.
     movers: list[int]
@@ -472,7 +475,7 @@ class BoardMaker:
         self.size = size
         self.table = LineTable()
         self._nodes: dict[tuple[Any, ...], int] = {}
-        self._pictures: list[list[list[int]]] = []
+        self._pictures: list[list[int]] = []
 
     def draw(self, game: Game) -> Board:
         """Every position of the game; raises :class:`GameError` for an unknown variant, a bad
@@ -1121,11 +1124,12 @@ SCRIPT = r"""
   var boardBox = $("board"), moveList = $("move-list"), movesCol = moveList.closest(".moves-col");
   var index = 0, ply = 0, rows = [];
 
-  // A picture is runs [first, count] of the shared line table; joined, it is State.svg's text.
+  // A picture is runs (first, count, first, count, ...) of the shared line table; joined, it
+  // is State.svg's text.
   function picture(runs) {
     var out = [];
-    for (var r = 0; r < runs.length; r++)
-      for (var i = runs[r][0]; i < runs[r][0] + runs[r][1]; i++) out.push(lines[i]);
+    for (var r = 0; r < runs.length; r += 2)
+      for (var i = runs[r]; i < runs[r] + runs[r + 1]; i++) out.push(lines[i]);
     return out.join("\n").replace(/^<\?xml[^>]*>\s*/, "");
   }
   function text(tag, content, cls) {
