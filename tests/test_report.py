@@ -305,10 +305,10 @@ def test_boards_are_drawn_for_the_first_games_only(zola_match, tmp_path):
     directory = copy_match(zola_match, tmp_path)
     page = page_of(directory, boards=1)
     first, *others = page.data["games"]
-    assert "boards" in first and not any(n.startswith("no board") for n in first["notes"])
+    assert "boards" in first and "no_board" not in first
     for game in others:
         assert "boards" not in game
-        assert any("draws the first 1 games" in n for n in game["notes"])
+        assert "draws the first 1 games" in game["no_board"]
     # the moves are still all there
     assert [len(g["plies"]) for g in page.data["games"]] == [
         len(r["opening_moves"]) + len(r["moves"]) for r in records(directory)
@@ -328,9 +328,9 @@ def test_damaged_records_are_shown_with_notes(zola_match, tmp_path):
     page = page_of(directory)
     shown = {g["id"]: g for g in page.data["games"]}
     assert sorted(shown) == sorted([g["id"] for g in games] + [100, 101, 102])
-    assert "boards" not in shown[100] and any("chess" in n for n in shown[100]["notes"])
+    assert "boards" not in shown[100] and "unknown game 'chess'" in shown[100]["no_board"]
     assert "boards" not in shown[101]
-    assert any("move 8 'a1-a1'" in n for n in shown[101]["notes"]), shown[101]["notes"]
+    assert shown[101]["no_board"].startswith("ply 8 'a1-a1': "), shown[101]["no_board"]
     assert [p[0] for p in shown[101]["plies"]][4:8] == illegal["moves"][:4]
     assert shown[102]["result"] == "?" and shown[102]["p1"] == "?"
     assert [p[0] for p in shown[102]["plies"]] == odd["opening_moves"]
@@ -485,6 +485,7 @@ def browser() -> Iterator[Any]:
     ):
         options.add_argument(argument)
     # An explicit driver path: selenium then never tries to download one.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # to see script errors
     driver = webdriver.Chrome(service=Service(executable_path=binaries[1]), options=options)
     driver.set_page_load_timeout(120)
     driver.set_script_timeout(60)
@@ -536,32 +537,57 @@ def artefact(driver: Any, tmp_path: Path, name: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("which", ["zola_match", "zhadu_match"])
-def test_stepping_through_a_game_in_chromium(request, browser, tmp_path, which):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
-    directory = copy_match(request.getfixturevalue(which), tmp_path)
-    path = write_report(directory)
+@pytest.fixture(scope="module", params=["zola_match", "zhadu_match"])
+def shown_game(request, tmp_path_factory) -> dict[str, Any]:
+    """A report of a real match, the game the browser tests step through (the shortest: each
+    step is a browser round trip) and the pieces of its start and final positions."""
+    directory = copy_match(request.getfixturevalue(request.param), tmp_path_factory.mktemp("b"))
     games = records(directory)
-    index = min(range(len(games)), key=lambda i: len(games[i]["moves"]))  # the quickest to step
-    record = games[index]
-    plies = len(record["opening_moves"]) + len(record["moves"])
+    record = min(games, key=lambda g: len(g["moves"]))
+    rules = make_rules(record["variant_name"])
     state, last = replay(record)
     final = expected_pieces(state.svg(480, last))
     # the oracle's oracle: the pieces are the ones the final position string names
-    game = make_rules(record["variant_name"]).game
-    assert {(p[1], p[0].split()[1], p[2]) for p in final} == READERS[game](record["final_fen"])
+    assert {(p[1], p[0].split()[1], p[2]) for p in final} == READERS[rules.game](
+        record["final_fen"]
+    )
+    return {
+        "url": write_report(directory).as_uri(),
+        "record": record,
+        "other": next(g for g in games if g is not record),
+        "plies": len(record["opening_moves"]) + len(record["moves"]),
+        "start": expected_pieces(rules.parse_position(record["start_fen"]).svg(480)),
+        "final": final,
+        "game": rules.game,
+        "directory": directory,
+    }
 
-    browser.get(path.as_uri())
-    row = browser.find_element(By.ID, f"game-row-{record['id']}")
-    browser.execute_script("arguments[0].click();", row)
-    viewer = browser.find_element(By.ID, "viewer")
-    assert viewer.get_attribute("data-game") == str(record["id"])
-    wait_for_ply(browser, 0)
-    start = make_rules(record["variant_name"]).parse_position(record["start_fen"])
-    assert browser.execute_script(PIECES_JS) == expected_pieces(start.svg(480))
 
+def open_game(driver: Any, url: str, game_id: int) -> Any:
+    """Open the page, pick a game in the games table; returns the viewer."""
+    from selenium.webdriver.common.by import By
+
+    driver.get("about:blank")  # else a page differing in its #fragment only would not reload
+    driver.get(url)
+    row = driver.find_element(By.ID, f"game-row-{game_id}")
+    driver.execute_script("arguments[0].click();", row)
+    viewer = driver.find_element(By.ID, "viewer")
+    assert viewer.get_attribute("data-game") == str(game_id)
+    wait_for_ply(driver, 0)
+    return viewer
+
+
+def no_script_errors(driver: Any) -> None:
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_the_next_button_steps_to_the_final_position(browser, shown_game, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    plies, record = shown_game["plies"], shown_game["record"]
+    open_game(browser, shown_game["url"], record["id"])
+    assert browser.execute_script(PIECES_JS) == shown_game["start"]
     next_button = browser.find_element(By.ID, "next")
     checks = {1, plies // 2, plies}
     for ply in range(1, plies + 1):
@@ -569,15 +595,21 @@ def test_stepping_through_a_game_in_chromium(request, browser, tmp_path, which):
         if ply in checks:  # one ply a click (checked at a few points: each check is a round trip)
             wait_for_ply(browser, ply)
     assert not next_button.is_enabled()
-    assert browser.execute_script(PIECES_JS) == final
+    assert browser.execute_script(PIECES_JS) == shown_game["final"]
     current = browser.find_element(By.CSS_SELECTOR, "#move-list tr.current")
     assert current.get_attribute("data-ply") == str(plies)
     assert record["moves"][-1] in current.text
-    shot = artefact(browser, tmp_path, f"report-{game}-final.png")
+    shot = artefact(browser, tmp_path, f"report-{shown_game['game']}-final.png")
     assert shot.stat().st_size > 10_000
+    no_script_errors(browser)
 
-    browser.find_element(By.ID, "first").click()
-    wait_for_ply(browser, 0)
+
+def test_the_arrow_keys_step_and_a_move_click_jumps(browser, shown_game):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    plies, final = shown_game["plies"], shown_game["final"]
+    open_game(browser, shown_game["url"], shown_game["record"]["id"])
     body = browser.find_element(By.TAG_NAME, "body")
     body.send_keys(Keys.ARROW_RIGHT * (plies // 2))
     wait_for_ply(browser, plies // 2)
@@ -586,15 +618,38 @@ def test_stepping_through_a_game_in_chromium(request, browser, tmp_path, which):
     assert browser.execute_script(PIECES_JS) == final
     body.send_keys(Keys.ARROW_LEFT)
     wait_for_ply(browser, plies - 1)
+    assert browser.execute_script(PIECES_JS) != final
     body.send_keys(Keys.HOME)
     wait_for_ply(browser, 0)
+    assert browser.execute_script(PIECES_JS) == shown_game["start"]
     body.send_keys(Keys.END)
     wait_for_ply(browser, plies)
     assert browser.execute_script(PIECES_JS) == final
-
-    # a click on a move jumps to the position after it
     target = browser.find_element(By.CSS_SELECTOR, '#move-list tr[data-ply="3"]')
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", target)
     target.click()
     wait_for_ply(browser, 3)
     assert "current" in (target.get_attribute("class") or "")
+    no_script_errors(browser)
+
+
+def test_a_game_without_a_board_steps_through_its_moves(browser, zola_match, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    directory = copy_match(zola_match, tmp_path)
+    record = records(directory)[1]
+    url = write_report(directory, boards=1).as_uri()
+    browser.get("about:blank")
+    browser.get(url + f"#game-{record['id']}")  # a link to one game
+    viewer = browser.find_element(By.ID, "viewer")
+    assert viewer.get_attribute("data-game") == str(record["id"])
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    wait_for_ply(browser, len(record["opening_moves"]) + len(record["moves"]))
+    assert not browser.find_element(By.ID, "board").is_displayed()
+    assert "draws the first 1 games" in browser.find_element(By.ID, "no-board").text
+    rows = browser.find_elements(By.CSS_SELECTOR, "#move-list tr[data-ply]")
+    assert [r.find_elements(By.CSS_SELECTOR, "td")[2].text for r in rows[1:]] == (
+        record["opening_moves"] + record["moves"]
+    )
+    no_script_errors(browser)

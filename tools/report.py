@@ -489,7 +489,7 @@ class BoardMaker:
             try:
                 move = state.parse_move(text)
             except MoveError as exc:
-                raise type(exc)(f"move {number_} '{text}': {exc}") from None
+                raise type(exc)(f"ply {number_} '{text}': {exc}") from None
             movers.append(state.side_to_move)
             moves.append(move)
             state.play(move)
@@ -799,8 +799,9 @@ def _score_text(score: str | None, depth: int | None) -> str | None:
     return f"{text}/{depth}" if depth is not None else text
 
 
-def game_data(game: Game, board: Board | None) -> dict[str, Any]:
-    """What the page's script needs of one game (compact: arrays, no repeated keys)."""
+def game_data(game: Game, board: Board | None, missing: str | None = None) -> dict[str, Any]:
+    """What the page's script needs of one game (compact: arrays, no repeated keys); without
+    a board, ``missing`` says why."""
     plies = [[text, None, None, 1] for text in game.book] + [
         [text, game.times_ms[i], _score_text(game.scores[i], game.depths[i]), 0]
         for i, text in enumerate(game.moves)
@@ -818,7 +819,9 @@ def game_data(game: Game, board: Board | None) -> dict[str, Any]:
         "plies": plies,
         "notes": game.notes,
     }
-    if board is not None:
+    if board is None:
+        data["no_board"] = missing or "not drawn"
+    else:
         data.update(
             boards=board.pictures,
             fens=board.positions,
@@ -885,19 +888,19 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
     games = []
     drawn = 0
     for game in match.games:
-        board = None
+        board, missing = None, None
         if drawn < boards:
             try:
                 board = maker.draw(game)
                 drawn += 1
             except GameError as exc:
-                game.notes.append(f"no board: {exc}")
+                missing = str(exc)
         else:
-            game.notes.append(
-                f"no board: this report draws the first {boards} games "
-                f"(zengine report DIR --boards N draws more)"
+            missing = (
+                f"this report draws the first {boards} games "
+                "(zengine report DIR --boards N draws more)"
             )
-        games.append(game_data(game, board))
+        games.append(game_data(game, board, missing))
     payload = {"lines": maker.table.lines, "games": games}
     # '<' only occurs inside JSON strings, where \u003c means the same: no '</script>' inside.
     data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
@@ -1165,7 +1168,7 @@ SCRIPT = r"""
     boardBox.hidden = !g.boards;
     var none = $("no-board");
     none.hidden = !!g.boards;
-    none.textContent = g.boards ? "" : "No board for this game: its moves are listed.";
+    none.textContent = g.boards ? "" : "No board: " + g.no_board + ".";
     moveList.textContent = "";
     rows = [];
     var start = text("tr", null, "start");
