@@ -42,9 +42,9 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 
 #: Games that get a board by default; later ones list their moves only (``--boards`` changes
-#: this). Measured on a loaded 2-core machine: a 200-game Zhadu match (27 plies a game) with
+#: this). Measured on a loaded 2-core machine: a 200-game Zhadu match (33 plies a game) with
 #: every board is 3.4 MB (17 kB a game: ~0.3 kB of runs a ply plus the shared lines) and takes
-#: 12-34 s to draw (5-13 ms a picture), so 100 games keep the page and the wait moderate.
+#: 19 s to draw (5-13 ms a picture), so 100 games keep the page and the wait moderate.
 DEFAULT_BOARDS = 100
 #: Width in pixels the pictures are drawn at (the page scales them to fit).
 BOARD_SIZE = 480
@@ -1098,7 +1098,9 @@ button svg { width: 15px; height: 15px; fill: currentColor; vertical-align: -2px
 .game-notes { color: #8a5a00; font-size: 13px; padding-left: 18px; }
 .moves-col { flex: 1 1 320px; max-height: 600px; overflow-y: auto; border: 1px solid var(--line);
   border-radius: 8px; background: #fff; }
-#moves thead th { position: sticky; top: 0; background: #fff; z-index: 1; }
+#moves, #games-table { border-collapse: separate; border-spacing: 0; }
+#moves thead th, #games-table thead th { position: sticky; top: 0; background: #fff; z-index: 1;
+  border-bottom: 0; box-shadow: inset 0 -2px 0 var(--line); }
 #moves tbody tr { cursor: pointer; }
 #moves tbody tr:hover { background: #f2f6fb; }
 #moves tr.book td { color: var(--book); }
@@ -1108,7 +1110,6 @@ button svg { width: 15px; height: 15px; fill: currentColor; vertical-align: -2px
 #moves tr.end td { color: var(--muted); font-style: italic; cursor: default; }
 .games-scroll { max-height: 420px; overflow-y: auto; margin-top: 14px; border: 1px solid var(--line);
   border-radius: 8px; }
-#games-table thead th { position: sticky; top: 0; background: #fff; }
 #games-table tbody tr { cursor: pointer; }
 #games-table tbody tr:hover { background: #f2f6fb; }
 #games-table tr.selected { background: var(--accent-soft); }
