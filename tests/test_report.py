@@ -324,6 +324,7 @@ def test_damaged_records_are_shown_with_notes(zola_match, tmp_path):
     odd.update(id=102, moves=5, times_ms="x", scores=None, result=3, p1=7, start_side="w")
     lines = [json.dumps(g) for g in (*games, unknown, illegal, odd)]
     lines += ["{not json", "[1, 2]", '{"no": "id"}', json.dumps(games[0]), '{"id": 103, "mov']
+    lines += ["[" * 100_000 + "]" * 100_000]  # nested beyond the parser's recursion limit
     (directory / "games.jsonl").write_text("\n".join(lines) + "\n")
     page = page_of(directory)
     shown = {g["id"]: g for g in page.data["games"]}
@@ -335,7 +336,7 @@ def test_damaged_records_are_shown_with_notes(zola_match, tmp_path):
     assert shown[102]["result"] == "?" and shown[102]["p1"] == "?"
     assert [p[0] for p in shown[102]["plies"]] == odd["opening_moves"]
     text = (directory / "report.html").read_text(encoding="utf-8")
-    assert "4 lines of games.jsonl could not be read" in text
+    assert "5 lines of games.jsonl could not be read" in text
     assert "1 repeated game id left out" in text
     # the record without a result is left out of the standings, the others count
     played = sum(s.games for s in standings(load_match(directory))) // 2
@@ -395,6 +396,7 @@ def test_the_command_writes_the_page(zola_match, tmp_path):
     "setup, message",
     [
         (lambda d: None, "no such directory"),
+        (lambda d: d.write_text("{}"), "not a directory"),
         (lambda d: d.mkdir(), "not a match directory"),
         (lambda d: (d.mkdir(), (d / "games.jsonl").mkdir()), "cannot read"),
         (
@@ -406,7 +408,7 @@ def test_the_command_writes_the_page(zola_match, tmp_path):
             "cannot write",
         ),
     ],
-    ids=["missing", "not-a-match", "unreadable-games", "unwritable"],
+    ids=["missing", "a-file", "not-a-match", "unreadable-games", "unwritable"],
 )
 def test_a_bad_directory_is_one_line_and_exit_2(tmp_path, setup, message):
     directory = tmp_path / "d"

@@ -185,7 +185,7 @@ def _read_json(path: Path, notes: list[str]) -> dict[str, Any]:
     except FileNotFoundError:
         notes.append(f"{path.name} is missing")
         return {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: absurd nesting
         notes.append(f"{path.name} is unreadable ({exc.__class__.__name__})")
         return {}
     if not isinstance(data, dict):
@@ -214,7 +214,7 @@ def read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: absurd nesting
             bad += 1
             continue
         if not isinstance(record, dict) or _opt_int(record.get("id")) is None:
@@ -235,7 +235,8 @@ def read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
 def load_match(directory: Path) -> Match:
     """Read a match directory; raises :class:`ReportError` if it holds no match at all."""
     if not directory.is_dir():
-        raise ReportError(f"{directory}: no such directory")
+        what = "not a directory" if directory.exists() else "no such directory"
+        raise ReportError(f"{directory}: {what}")
     if not (directory / GAMES_FILE).exists() and not (directory / CONFIG_FILE).exists():
         raise ReportError(
             f"{directory}: not a match directory (no {GAMES_FILE} or {CONFIG_FILE}; "
@@ -975,7 +976,7 @@ def write_report(out_dir: Path, boards: int = DEFAULT_BOARDS) -> Path:
 
 
 @click.command("report")
-@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
 @click.option(
     "--boards",
     type=click.IntRange(0),
