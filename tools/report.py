@@ -249,7 +249,8 @@ def load_match(directory: Path) -> Match:
     engines: list[str] = []
     configured = config.get("engines")
     if isinstance(configured, list):
-        engines = [e["name"] for e in configured if isinstance(e, dict) and _text(e, "name")]
+        names = (e["name"] for e in configured if isinstance(e, dict) and _text(e, "name"))
+        engines = list(dict.fromkeys(names))
     for game in games:
         for name in (game.p1, game.p2):
             if name not in engines:
@@ -972,6 +973,9 @@ def write_report(out_dir: Path, boards: int = DEFAULT_BOARDS) -> Path:
         os.replace(tmp, path)
     except OSError as exc:
         raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if tmp.is_file():  # a failed or interrupted write leaves nothing behind
+            tmp.unlink()
     return path
 
 
