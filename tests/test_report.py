@@ -422,6 +422,17 @@ def test_a_bad_directory_is_one_line_and_exit_2(tmp_path, setup, message):
         write_report(directory)
 
 
+def test_the_command_notes_damage_on_stderr(zola_match, tmp_path):
+    directory = copy_match(zola_match, tmp_path)
+    with open(directory / "games.jsonl", "a") as handle:
+        handle.write('{"id": 99, "trunc')
+    command = [sys.executable, "-m", "zengine", "report", str(directory)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "note: 1 line of games.jsonl could not be read\n"
+    assert done.stdout.startswith(str(directory / "report.html"))
+
+
 def test_a_bad_command_line_is_exit_2():
     assert run_cli().exit_code == 2
     assert run_cli("x", "--boards", "-1").exit_code == 2

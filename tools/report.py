@@ -964,10 +964,14 @@ def write_report(out_dir: Path, boards: int = DEFAULT_BOARDS) -> Path:
     Damaged records are shown with notes; raises :class:`ReportError` only if the directory
     holds no match or the file cannot be written. The file is replaced atomically.
     """
-    out_dir = Path(out_dir)
-    page = render(load_match(out_dir), boards)
-    path = out_dir / REPORT_FILE
-    tmp = out_dir / (REPORT_FILE + ".tmp")
+    return save(load_match(Path(out_dir)), boards)
+
+
+def save(match: Match, boards: int = DEFAULT_BOARDS) -> Path:
+    """Write the page of a match read by :func:`load_match` into its directory."""
+    page = render(match, boards)
+    path = match.directory / REPORT_FILE
+    tmp = match.directory / (REPORT_FILE + ".tmp")
     try:
         tmp.write_text(page, encoding="utf-8")
         os.replace(tmp, path)
@@ -992,10 +996,13 @@ def report_command(directory: Path, boards: int) -> None:
     """Write DIR/report.html: one self-contained page of the match in DIR (standings, cross
     table, Elo, charts, every game with a board to step through)."""
     try:
-        path = write_report(directory, boards)
+        match = load_match(directory)
+        path = save(match, boards)
     except ReportError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    for note in match.notes:  # also on the page; said here so a damaged match is noticed
+        click.echo(f"note: {note}", err=True)
     size = path.stat().st_size
     click.echo(f"{path} ({size / 1e6:.1f} MB)" if size >= 1e5 else f"{path} ({size // 1000} kB)")
 
