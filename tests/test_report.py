@@ -643,6 +643,25 @@ def test_the_arrow_keys_step_and_a_move_click_jumps(browser, shown_game):
     target.click()
     wait_for_ply(browser, 3)
     assert "current" in (target.get_attribute("class") or "")
+
+    viewer = browser.find_element(By.ID, "viewer")
+    ids = [r["id"] for r in records(shown_game["directory"])]
+    at = ids.index(shown_game["record"]["id"])
+    after_n = ids[min(at + 1, len(ids) - 1)]  # the next game (the last one stays)
+    body.send_keys("n")
+    wait_for_ply(browser, 0)
+    assert viewer.get_attribute("data-game") == str(after_n)
+    body.send_keys("p")
+    assert viewer.get_attribute("data-game") == str(ids[ids.index(after_n) - 1])
+
+    # with the viewer off screen the keys scroll the page instead
+    browser.execute_script("window.scrollTo(0, 0);")
+    assert browser.execute_script("return arguments[0].getBoundingClientRect().top;", viewer) > (
+        browser.execute_script("return window.innerHeight;")
+    )
+    ply = viewer.get_attribute("data-ply")
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert viewer.get_attribute("data-ply") == ply
     no_script_errors(browser)
 
 

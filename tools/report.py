@@ -950,7 +950,7 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
 {games_table_html(match)}
 </section>
 </main>
-<footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(match.directory.name or match.directory)}</code>. Keys: \u2190 \u2192 step, Home/End first/last, PageUp/PageDown previous/next game.</footer>
+<footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(match.directory.name or match.directory)}</code>. Keys (while the board is on screen): \u2190 \u2192 step, Home/End first/last, p/n previous/next game.</footer>
 <script type="application/json" id="report-data">{data}</script>
 <script>{SCRIPT}</script>
 </body>
@@ -1011,9 +1011,9 @@ def report_command(directory: Path, boards: int) -> None:
 
 VIEWER = """<div id="viewer" class="viewer" data-game="" data-ply="">
 <div class="viewer-head">
-<button type="button" id="prev-game" title="Previous game (PageUp)" aria-label="Previous game">\u2039</button>
+<button type="button" id="prev-game" title="Previous game (p)" aria-label="Previous game">\u2039</button>
 <div class="game-title"><div id="game-title"></div><div id="game-sub" class="sub"></div></div>
-<button type="button" id="next-game" title="Next game (PageDown)" aria-label="Next game">\u203a</button>
+<button type="button" id="next-game" title="Next game (n)" aria-label="Next game">\u203a</button>
 </div>
 <div class="viewer-body">
 <div class="board-col">
@@ -1260,26 +1260,32 @@ SCRIPT = r"""
     if (!tr) return;
     load(Number(tr.dataset.index));
     history.replaceState(null, "", "#game-" + games[index].id);
-    viewer.scrollIntoView({ block: "start", behavior: "smooth" });
+    viewer.scrollIntoView({ block: "start" });
+  }
+  // The keys act on the viewer only while it is on screen: elsewhere they scroll the page.
+  function onScreen() {
+    var box = viewer.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
   }
   table.addEventListener("click", pick);
   table.addEventListener("keydown", function (event) { if (event.key === "Enter") pick(event); });
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     var tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select") return;
+    if (tag === "input" || tag === "textarea" || tag === "select" || !onScreen()) return;
     var keys = {
       ArrowRight: function () { go(ply + 1); },
       ArrowLeft: function () { go(ply - 1); },
       Home: function () { go(0); },
       End: function () { go(games[index].plies.length); },
-      PageDown: function () { load(index + 1); },
-      PageUp: function () { load(index - 1); }
+      n: function () { load(index + 1); },
+      p: function () { load(index - 1); }
     };
     if (keys[event.key]) { keys[event.key](); event.preventDefault(); }
   });
   var start = 0, match = /^#game-(\d+)$/.exec(location.hash);
   if (match) for (var i = 0; i < games.length; i++) if (games[i].id === Number(match[1])) start = i;
   load(start);
+  if (match) viewer.scrollIntoView({ block: "start" });
 })();
 """
