@@ -530,6 +530,7 @@ def format_elo(value: float) -> str:
 
 
 def elo_text(estimate: EloInterval | None) -> str:
+    """``+70 [-29, +184]`` as HTML; a dash without an estimate."""
     if estimate is None:
         return "\u2013"
     return f"{format_elo(estimate.elo)} <small>[{format_elo(estimate.low)}, {format_elo(estimate.high)}]</small>"
@@ -700,6 +701,7 @@ def engine_settings(config: dict[str, Any]) -> dict[str, str]:
 
 
 def standings_html(match: Match) -> str:
+    """The standings table, best engine first."""
     settings = engine_settings(match.config)
     rows = []
     for rank, s in enumerate(standings(match), 1):
@@ -723,6 +725,7 @@ def standings_html(match: Match) -> str:
 
 
 def cross_table_html(match: Match) -> str:
+    """The cross table; each cell carries its numbers in ``data-`` attributes too."""
     cells = cross_table(match)
     names = match.engines
     head = "".join(f'<th class="num" scope="col">{_e(n)}</th>' for n in names)
@@ -749,6 +752,7 @@ def cross_table_html(match: Match) -> str:
 
 
 def terminations_html(match: Match) -> str:
+    """How many games ended each way, with their reasons counted."""
     games = match.games
     if not games:
         return '<p class="empty">No games yet.</p>'
@@ -770,6 +774,7 @@ def terminations_html(match: Match) -> str:
 
 
 def games_table_html(match: Match) -> str:
+    """Every game, one row each; the page's script makes a row open the game."""
     rows = []
     for index, g in enumerate(match.games):
         plies = len(g.book) + len(g.moves)
