@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, str] = {
     "bench": "zengine.engine.bench:bench_command",
     "match": "zengine.tools.match:match_command",
     "perft": "zengine.engine.perft:perft_command",
+    "report": "zengine.tools.report:report_command",
     "strength": "zengine.tools.strength:strength_command",
     "svg": "zengine.tools.svg:svg_command",
 }
