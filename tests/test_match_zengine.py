@@ -46,6 +46,8 @@ def test_zengine_against_zengine(tmp_path, variant):
     assert result.reason is ExitReason.COMPLETED, "\n".join(lines)
     games = [json.loads(line) for line in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
     assert len(games) == 2
+    report = (tmp_path / "m" / "report.html").read_text()  # written at the end of every match
+    assert all(f'id="game-row-{g["id"]}"' in report for g in games)
     for game in games:
         # Only the rules or the ply limit may end a game between two sound engines.
         assert game["termination"] in ("normal", "max plies"), game["reason"]

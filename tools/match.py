@@ -68,7 +68,20 @@ def run_match(
         f"concurrency {config.concurrency}"
     )
     emit(f"Seed {config.seed}; output in {out_dir}")
-    return match.run()
+    result = match.run()
+    if result.reason is not ExitReason.INTERRUPTED:  # Ctrl-C means "stop now"
+        _report(out_dir, emit)
+    return result
+
+
+def _report(out_dir: Path, emit: Callable[[str], None]) -> None:
+    """Write the match's HTML report (``zengine report DIR`` redraws it at any time)."""
+    from zengine.tools.report import ReportError, write_report
+
+    try:
+        emit(f"Report: {write_report(out_dir)}")
+    except ReportError as error:
+        emit(f"No report: {error}")
 
 
 HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style options).
