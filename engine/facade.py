@@ -5,7 +5,8 @@ Protocol-agnostic: it knows nothing of command words or reply lines. The protoco
 :class:`~zengine.engine.values.GoLimits`) and formats what comes back (search progress as
 :class:`~zengine.engine.values.Info`); the game's errors (:class:`~zengine.engine.game.GameError`),
 :class:`~zengine.engine.values.TextError` and the errors below tell it what went wrong. Nothing
-else is caught here: any other exception is a bug and is left to surface.
+else is caught here: any other exception is a bug and surfaces (on the search thread, with its
+traceback on stderr, before the bestmove the client waits for).
 
 The search runs on a worker thread over a *copy* of the position, so the session's position
 can be read (``d``, ``legalmoves``, ``query``) while it runs, and every command that would
@@ -14,7 +15,6 @@ change the session is refused with :class:`Busy` until the search has ended.
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import traceback
@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine.engine.game import (
+    GameError,
     Rules,
     State,
     legal_moves_text,
     play_texts,
 )
-from zengine.engine.values import GoLimits, Info
+from zengine.engine.values import GoLimits, Info, TextError, parse_int
 from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
 if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
@@ -80,13 +81,6 @@ DEFAULT_VARIANT = variant_names()[0]
 RULE_DEFAULT_OPTIONS: dict[str, tuple[str, str]] = {
     option.option.lower(): (game, option.rule) for game, option in rule_options()
 }
-
-_INT_RE = re.compile(r"^[+-]?[0-9]+$")
-
-
-def parse_int(text: str) -> int | None:
-    """The integer a token spells (ASCII digits, optional sign), or None."""
-    return int(text) if _INT_RE.match(text) else None
 
 
 def options() -> list[Option]:
@@ -164,29 +158,14 @@ class Engine:
         """The start position (``fen`` None) or a position string, then moves; all or none."""
         self._idle()
         state = self.rules.start() if fen is None else self.rules.parse_position(fen)
-        played = self._play_all(state, moves)
-        self._set_state(state, fen, played)
+        play_texts(state, moves)
+        self._set_state(state, fen, list(moves))
 
     def play(self, moves: list[str]) -> None:
         """Play moves on the current position, in order, all or none."""
         self._idle()
-        played = self._play_all(self.state, moves)
-        self._moves.extend(played)
-
-    @staticmethod
-    def _play_all(state: State, moves: list[str]) -> list[str]:
-        """Play move texts on ``state`` (all or none); the canonical texts of the moves played."""
-        texts = []
-        for text in moves:
-            try:
-                move = state.parse_move(text)
-            except Exception:
-                for _ in texts:
-                    state.undo()
-                raise
-            texts.append(state.move_text(move))
-            state.play(move)
-        return texts
+        play_texts(self.state, moves)
+        self._moves.extend(moves)
 
     def undo(self, plies: int = 1) -> None:
         """Take back ``plies`` moves of the history."""
@@ -225,10 +204,10 @@ class Engine:
         return self.state.position_text()
 
     def is_legal(self, text: str) -> bool:
-        """Whether a text names a legal move here (unparsable text is not)."""
+        """Whether a text names a legal move here (text that is no move is not)."""
         try:
             self.state.parse_move(text)
-        except Exception:  # any text at all: what cannot be parsed is simply not legal
+        except GameError:
             return False
         return True
 
@@ -272,14 +251,11 @@ class Engine:
                 )
             self._apply_combo(key, choice)
             return
-        number = parse_int(value)
-        if number is None:
-            raise BadOptionSyntax(f"option '{spec.name}' needs a number, got '{value}'")
-        assert spec.min is not None and spec.max is not None
-        if not spec.min <= number <= spec.max:
-            raise BadOptionValue(
-                f"bad value {number} for option '{spec.name}' ({spec.min} to {spec.max})"
-            )
+        try:
+            number = parse_int(value, f"option '{spec.name}'", spec.min, spec.max)
+        except TextError as exc:
+            error = BadOptionSyntax if exc.code == "syntax" else BadOptionValue
+            raise error(exc.detail) from None
         self._apply_spin(key, number)
 
     def _apply_combo(self, key: str, choice: str) -> None:
@@ -313,7 +289,7 @@ class Engine:
         try:
             state = rules.start() if self._base is None else rules.parse_position(self._base)
             play_texts(state, self._moves)
-        except Exception as exc:
+        except GameError as exc:
             raise BadOptionValue(
                 f"the current game cannot go on with {rule} {number}: {exc}"
             ) from None
@@ -334,14 +310,11 @@ class Engine:
 
     def prepare(self) -> None:
         """Load the search and the game's evaluation now (at ``isready``) rather than inside the
-        first ``go``'s time; problems are left for the search itself to report."""
+        first ``go``'s time."""
         if self.searching:
             return
-        try:
-            self.searcher()
-            self.rules.evaluation()
-        except Exception:
-            pass
+        self.searcher()
+        self.rules.evaluation()
 
     def _clear_search(self) -> None:
         if self._searcher is not None:
@@ -505,6 +478,5 @@ __all__ = [
     "Option",
     "info_of",
     "options",
-    "parse_int",
     "pv_texts",
 ]

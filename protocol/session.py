@@ -24,7 +24,6 @@ from zengine.engine.facade import (
     Option,
     UnknownOption,
     options,
-    parse_int,
 )
 from zengine.engine.game import (
     BadRuleValueError,
@@ -35,7 +34,7 @@ from zengine.engine.game import (
     UnknownGameError,
     UnknownRuleError,
 )
-from zengine.engine.values import Info, TextError, format_go, parse_go
+from zengine.engine.values import Info, TextError, format_go, parse_go, parse_int
 
 
 class ProtocolError(Exception):
@@ -156,17 +155,6 @@ def no_more(args: list[str], command: str) -> None:
     """Refuse extra tokens."""
     if args:
         raise ProtocolError("syntax", f"unexpected '{clean(args[0], 40)}' after {command}")
-
-
-def number(token: str, what: str, low: int | None, high: int) -> int:
-    """A numeric token in ``low..high`` (no lower bound if ``low`` is None)."""
-    value = parse_int(token)
-    if value is None:
-        raise ProtocolError("syntax", f"{what} needs a number, got '{clean(token, 40)}'")
-    if (low is not None and value < low) or value > high:
-        bounds = f"{low} to {high}" if low is not None else f"at most {high}"
-        raise ProtocolError("bad-value", f"{what} {value} out of range ({bounds})")
-    return value
 
 
 def rule_pairs(args: list[str], command: str) -> dict[str, str]:
@@ -337,7 +325,7 @@ class Session:
     def undo(self, args: list[str]) -> None:
         if len(args) > 1:
             no_more(args[1:], "undo n")
-        plies = number(args[0], "undo", 1, MAX_UNDO) if args else 1
+        plies = parse_int(args[0], "undo", 1, MAX_UNDO) if args else 1
         self.engine.undo(plies)
 
     def legalmoves(self, args: list[str]) -> None:
@@ -393,7 +381,7 @@ class Session:
         if not args:
             raise ProtocolError("syntax", "perft needs a depth")
         no_more(args[1:], "perft N")
-        depth = number(args[0], "perft depth", 0, MAX_PERFT)
+        depth = parse_int(args[0], "perft depth", 0, MAX_PERFT)
         rows, total = self.engine.perft(depth)
         lines = [f"{text}: {count}" for text, count in rows]
         if depth > 0:
@@ -415,7 +403,7 @@ class Session:
 
     def bench(self, args: list[str]) -> None:
         no_more(args[1:], "bench depth")
-        depth = number(args[0], "bench depth", 1, MAX_BENCH) if args else None
+        depth = parse_int(args[0], "bench depth", 1, MAX_BENCH) if args else None
         self.engine.bench(depth, self.emit)
 
     def set_debug(self, args: list[str]) -> None:

@@ -14,7 +14,6 @@ from zengine.engine.facade import (
     Engine,
     UnknownOption,
     options,
-    parse_int,
     pv_texts,
 )
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, PositionError, UnknownGameError
@@ -26,11 +25,6 @@ from zengine.engine.variants import make_rules, variant_names
 VARIANTS = ("zola", "zola-8", "zola-10", "zhadu", "zhadu-star")
 
 
-def test_parse_int_is_ascii_digits_only() -> None:
-    assert [parse_int(t) for t in ("12", "-3", "+4", "007")] == [12, -3, 4, 7]
-    assert [parse_int(t) for t in ("", "1.5", "1e3", "\u0661", "0x1", " 1", "--1")] == [None] * 7
-
-
 def test_options_list_every_variant() -> None:
     variant = options()[0]
     assert (variant.name, variant.kind, variant.default) == ("UCI_Variant", "combo", "zola")
@@ -39,6 +33,23 @@ def test_options_list_every_variant() -> None:
         engine = Engine()
         engine.set_option("UCI_Variant", name.upper())
         assert engine.rules.name == name
+
+
+@pytest.mark.parametrize(
+    "value,error",
+    [
+        ("\u0661", BadOptionSyntax),  # an Arabic-Indic digit is no number here
+        ("１６", BadOptionSyntax),  # nor are fullwidth digits
+        ("1.5", BadOptionSyntax),
+        ("9" * 5000, BadOptionValue),  # a clean range error, however long
+        ("-" + "9" * 5000, BadOptionValue),
+    ],
+)
+def test_spin_values_are_ascii_numbers_in_range(value: str, error: type) -> None:
+    engine = Engine()
+    with pytest.raises(error):
+        engine.set_option("Hash", value)
+    assert engine.option_value("Hash") == 16
 
 
 def test_history_counts_position_moves_and_played_moves() -> None:
@@ -170,3 +181,40 @@ def test_searchmoves_texts_restrict_the_root() -> None:
         with pytest.raises(error):
             engine.go(GoLimits(depth=1, searchmoves=texts), lambda info: None, done.append)
         assert not engine.searching and len(done) == 1
+
+
+def test_bugs_are_not_read_as_rejected_input(monkeypatch) -> None:
+    # Only the project's own errors mean "no": any other exception is a bug and surfaces.
+    class Bug(Exception):
+        pass
+
+    def broken(*args: object) -> None:
+        raise Bug("a bug")
+
+    engine = Engine()
+    monkeypatch.setattr(engine.state, "parse_move", broken)
+    with pytest.raises(Bug):
+        engine.is_legal("a1xa2")
+
+    engine = Engine()
+    monkeypatch.setattr(type(engine.rules), "evaluation", broken)
+    with pytest.raises(Bug):
+        engine.prepare()
+
+    engine = Engine("zhadu")
+    monkeypatch.setattr(type(engine.rules), "start", broken)
+    with pytest.raises(Bug):
+        engine.set_option("Zhadu Quiet", "50")
+    assert engine.rules.options["quiet"] == "100"
+
+
+def test_options_reach_the_searcher() -> None:
+    engine = Engine()
+    searcher = engine.searcher()
+    engine.set_option("hash", "2")
+    engine.set_option("SEED", "42")
+    engine.set_option("Move Overhead", "77")
+    assert (searcher.hash_mb, searcher.seed, searcher.overhead_ms) == (2, 42, 77)
+    fresh = Engine()
+    fresh.set_option("Seed", "5")
+    assert fresh.searcher().seed == 5

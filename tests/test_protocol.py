@@ -202,9 +202,26 @@ ERRORS = [
 ]
 
 
+HUGE = "9" * 5000
+# Numbers of 5,000 digits: a clean range error wherever a number is read, never 'internal'.
+ERRORS += [
+    ([], f"go depth {HUGE}", "bad-value"),
+    ([], f"go nodes {HUGE}", "bad-value"),
+    ([], f"go wtime -{HUGE}", "bad-value"),
+    ([], f"go movestogo {HUGE}", "bad-value"),
+    ([], f"undo {HUGE}", "bad-value"),
+    ([], f"perft {HUGE}", "bad-value"),
+    ([], f"go perft {HUGE}", "bad-value"),
+    ([], f"bench {HUGE}", "bad-value"),
+    ([], f"setoption name Hash value {HUGE}", "bad-value"),
+    (["setup zhadu"], f"setoption name Zhadu Quiet value {HUGE}", "bad-value"),
+]
+
+
 @pytest.mark.parametrize(
     "before,line,code",
     ERRORS,
+    ids=[f"{line[:40]}{'...' if len(line) > 40 else ''}" for _, line, _ in ERRORS],
 )
 def test_each_error_is_one_line_and_changes_nothing(
     script: Script, before: list[str], line: str, code: str
@@ -217,6 +234,16 @@ def test_each_error_is_one_line_and_changes_nothing(
     assert reply[0].isprintable() and len(reply[0].split()) >= 3
     assert fen(script) == position and script.engine.state.history_length == history
     assert script.send("isready") == ["readyok"]
+
+
+def test_a_bug_is_one_internal_error_line_and_the_session_goes_on(
+    script: Script, monkeypatch
+) -> None:
+    def broken() -> list[str]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(script.engine, "legal_moves", broken)
+    assert script.send("legalmoves", "isready") == ["error internal a bug", "readyok"]
 
 
 def test_error_codes_are_the_specs() -> None:
