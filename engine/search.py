@@ -334,7 +334,7 @@ class _Search:
         pv: list[int] = [best_move]
         for depth in range(1, self.max_depth + 1):
             self.may_abort = depth > 1
-            if depth > 1 and self.enough_before(depth):
+            if depth > 1 and self.enough_before():
                 break
             self.found_move = None
             self.seldepth = 0
@@ -379,9 +379,9 @@ class _Search:
             self.stop.wait()
         return SearchResult(best_move, score_of(best_value), completed, self.nodes, pv)
 
-    def enough_before(self, depth: int) -> bool:
-        """Whether to stop before iteration ``depth`` (> 1): stopped, nodes spent, soft time
-        past, or a single root move with a clock running."""
+    def enough_before(self) -> bool:
+        """Whether to start no further iteration: stopped, nodes spent, soft time past, or a
+        single root move with a clock running (asked before every iteration after depth 1)."""
         if self.stop_set():
             return True
         if self.node_limit is not None and self.nodes >= self.node_limit:

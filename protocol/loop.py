@@ -1,4 +1,4 @@
-"""The protocol's main loop: stdin lines in, a :class:`~protocol.session.Session` handles them.
+"""The protocol's main loop: stdin lines in, a :class:`~zengine.protocol.session.Session` handles them.
 
 Input is read as bytes and decoded line by line, so a line of bad UTF-8 is one error and the
 next line is fine; a line longer than :data:`MAX_LINE` bytes is skipped whole with one error.
