@@ -1,4 +1,4 @@
-"""The command dispatcher: one protocol line in, its reply lines out.
+"""The command dispatcher: one protocol line in, its reply lines out (``docs/protocol.md``).
 
 Parses a line into a call on the :class:`~zengine.engine.facade.Engine` (``go`` with
 :func:`~zengine.engine.values.parse_go`, numbers with :func:`~zengine.engine.values.parse_int`),
