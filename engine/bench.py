@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 import click
 
-from zengine.engine.search import Limits, Searcher
+from zengine.engine.search import Searcher
+from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules, variant_names
 
 #: Default depth: the whole bench takes roughly 5-20 s on one core of the development machine.
@@ -26,12 +27,13 @@ def bench_variant(variant: str, depth: int) -> tuple[int, float]:
     """(nodes, seconds) of searching the variant's bench positions to ``depth``."""
     rules = make_rules(variant)
     searcher = Searcher(hash_mb=16, seed=0)
+    evaluate = rules.evaluation()
     nodes = 0
     elapsed = 0.0
     for state in rules.bench_states():
         searcher.clear()
         start = time.perf_counter()
-        result = searcher.search(state, Limits(depth=depth))
+        result = searcher.search(state, GoLimits(depth=depth), evaluate)
         elapsed += time.perf_counter() - start
         nodes += result.nodes
     return nodes, elapsed

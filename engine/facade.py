@@ -1,8 +1,12 @@
 """The engine behind the protocol: game, position, history, options and the search worker.
 
 Protocol-agnostic: it knows nothing of command words or reply lines. The protocol layer
-(``protocol/``) parses text into calls on :class:`Engine` and formats what comes back; game
-errors (``engine.game``) and the errors below tell it what went wrong.
+(``protocol/``) parses text into calls on :class:`Engine` (limits as
+:class:`~zengine.engine.values.GoLimits`) and formats what comes back (search progress as
+:class:`~zengine.engine.values.Info`); the game's errors (:class:`~zengine.engine.game.GameError`),
+:class:`~zengine.engine.values.TextError` and the errors below tell it what went wrong. Nothing
+else is caught here: any other exception is a bug and surfaces (on the search thread, with its
+traceback on stderr, before the bestmove the client waits for).
 
 The search runs on a worker thread over a *copy* of the position, so the session's position
 can be read (``d``, ``legalmoves``, ``query``) while it runs, and every command that would
@@ -11,7 +15,6 @@ change the session is refused with :class:`Busy` until the search has ended.
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import traceback
@@ -20,15 +23,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine.engine.game import (
+    GameError,
     Rules,
     State,
     legal_moves_text,
     play_texts,
 )
+from zengine.engine.values import GoLimits, Info, TextError, parse_int
 from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
 if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
-    from zengine.engine.search import Limits, Searcher, SearchInfo
+    from zengine.engine.search import Searcher, SearchInfo
 
 
 class EngineError(Exception):
@@ -77,13 +82,6 @@ RULE_DEFAULT_OPTIONS: dict[str, tuple[str, str]] = {
     option.option.lower(): (game, option.rule) for game, option in rule_options()
 }
 
-_INT_RE = re.compile(r"^[+-]?[0-9]+$")
-
-
-def parse_int(text: str) -> int | None:
-    """The integer a token spells (ASCII digits, optional sign), or None."""
-    return int(text) if _INT_RE.match(text) else None
-
 
 def options() -> list[Option]:
     """The engine's options, in the order the handshake lists them."""
@@ -97,7 +95,7 @@ def options() -> list[Option]:
     ]
 
 
-InfoCallback = Callable[["SearchInfo", list[str]], None]
+InfoCallback = Callable[[Info], None]
 DoneCallback = Callable[[str | None], None]
 
 
@@ -160,29 +158,14 @@ class Engine:
         """The start position (``fen`` None) or a position string, then moves; all or none."""
         self._idle()
         state = self.rules.start() if fen is None else self.rules.parse_position(fen)
-        played = self._play_all(state, moves)
-        self._set_state(state, fen, played)
+        play_texts(state, moves)
+        self._set_state(state, fen, list(moves))
 
     def play(self, moves: list[str]) -> None:
         """Play moves on the current position, in order, all or none."""
         self._idle()
-        played = self._play_all(self.state, moves)
-        self._moves.extend(played)
-
-    @staticmethod
-    def _play_all(state: State, moves: list[str]) -> list[str]:
-        """Play move texts on ``state`` (all or none); the canonical texts of the moves played."""
-        texts = []
-        for text in moves:
-            try:
-                move = state.parse_move(text)
-            except Exception:
-                for _ in texts:
-                    state.undo()
-                raise
-            texts.append(state.move_text(move))
-            state.play(move)
-        return texts
+        play_texts(self.state, moves)
+        self._moves.extend(moves)
 
     def undo(self, plies: int = 1) -> None:
         """Take back ``plies`` moves of the history."""
@@ -221,10 +204,10 @@ class Engine:
         return self.state.position_text()
 
     def is_legal(self, text: str) -> bool:
-        """Whether a text names a legal move here (unparsable text is not)."""
+        """Whether a text names a legal move here (text that is no move is not)."""
         try:
             self.state.parse_move(text)
-        except Exception:  # any text at all: what cannot be parsed is simply not legal
+        except GameError:
             return False
         return True
 
@@ -268,14 +251,11 @@ class Engine:
                 )
             self._apply_combo(key, choice)
             return
-        number = parse_int(value)
-        if number is None:
-            raise BadOptionSyntax(f"option '{spec.name}' needs a number, got '{value}'")
-        assert spec.min is not None and spec.max is not None
-        if not spec.min <= number <= spec.max:
-            raise BadOptionValue(
-                f"bad value {number} for option '{spec.name}' ({spec.min} to {spec.max})"
-            )
+        try:
+            number = parse_int(value, f"option '{spec.name}'", spec.min, spec.max)
+        except TextError as exc:
+            error = BadOptionSyntax if exc.code == "syntax" else BadOptionValue
+            raise error(exc.detail) from None
         self._apply_spin(key, number)
 
     def _apply_combo(self, key: str, choice: str) -> None:
@@ -309,7 +289,7 @@ class Engine:
         try:
             state = rules.start() if self._base is None else rules.parse_position(self._base)
             play_texts(state, self._moves)
-        except Exception as exc:
+        except GameError as exc:
             raise BadOptionValue(
                 f"the current game cannot go on with {rule} {number}: {exc}"
             ) from None
@@ -330,14 +310,11 @@ class Engine:
 
     def prepare(self) -> None:
         """Load the search and the game's evaluation now (at ``isready``) rather than inside the
-        first ``go``'s time; problems are left for the search itself to report."""
+        first ``go``'s time."""
         if self.searching:
             return
-        try:
-            self.searcher()
-            self.rules.evaluation()
-        except Exception:
-            pass
+        self.searcher()
+        self.rules.evaluation()
 
     def _clear_search(self) -> None:
         if self._searcher is not None:
@@ -357,8 +334,8 @@ class Engine:
         if self.searching:
             raise Busy("a search is running (send stop first)")
 
-    def search_moves(self, texts: list[str]) -> list[int]:
-        """The move ints of ``searchmoves`` texts, each checked legal here (duplicates dropped)."""
+    def _search_moves(self, texts: tuple[str, ...]) -> list[int]:
+        """The moves of ``searchmoves`` texts, each checked legal here (duplicates dropped)."""
         moves: list[int] = []
         for text in texts:
             move = self.state.parse_move(text)
@@ -366,26 +343,31 @@ class Engine:
                 moves.append(move)
         return moves
 
-    def go(self, limits: Limits, on_info: InfoCallback, on_done: DoneCallback) -> None:
+    def go(self, limits: GoLimits, on_info: InfoCallback, on_done: DoneCallback) -> None:
         """Start a search of the current position in the background.
 
-        ``on_info(info, pv_texts)`` is called for every iteration, ``on_done(best)`` exactly
-        once, with the best move's text, or None (at once, on this thread) if the game is over.
+        ``limits.searchmoves`` are checked here first (a text that is no legal move raises the
+        game's error and starts nothing). ``on_info(info)`` is called for every iteration,
+        ``on_done(best)`` exactly once, with the best move's text, or None (at once, on this
+        thread) if the game is over. A search unbounded for the side to move
+        (:meth:`GoLimits.unbounded`) reports only when stopped.
         """
         self._idle()
+        moves = self._search_moves(limits.searchmoves) if limits.searchmoves else None
         if self.state.is_over():
             on_done(None)
             return
         searcher = self.searcher()
+        evaluate = self.rules.evaluation()
         root = self.state.copy()
         if self._worker is not None:
             self._worker.join()  # it has reported already; only its last instructions remain
         self._stop = threading.Event()
-        self._unbounded = _unbounded(limits, root.side_to_move)
+        self._unbounded = limits.unbounded(root.side_to_move)
         self._searching = True
         self._worker = threading.Thread(
             target=self._search,
-            args=(searcher, root, limits, self._stop, on_info, on_done),
+            args=(searcher, root, limits, evaluate, moves, self._stop, on_info, on_done),
             name="zengine-search",
             daemon=True,
         )
@@ -395,24 +377,30 @@ class Engine:
         self,
         searcher: Searcher,
         root: State,
-        limits: Limits,
+        limits: GoLimits,
+        evaluate: Callable[[State], int],
+        moves: list[int] | None,
         stop: threading.Event,
         on_info: InfoCallback,
         on_done: DoneCallback,
     ) -> None:
+        """The worker thread: search, then report the best move exactly once."""
         texts_of = root.copy()  # the search moves about on ``root``; pv texts come from this one
         best: str | None = None
+
+        def report(info: SearchInfo) -> None:
+            on_info(info_of(info, pv_texts(texts_of, info.pv)))
+
         try:
-
-            def report(info: SearchInfo) -> None:
-                on_info(info, pv_texts(texts_of, info.pv))
-
-            result = searcher.search(root, limits, stop, report)
-            if result.best is not None and result.best in texts_of.legal_moves():
+            result = searcher.search(root, limits, evaluate, moves=moves, stop=stop, on_info=report)
+            if result.best is not None and texts_of.is_legal_move(result.best):
                 best = texts_of.move_text(result.best)
             if self.debug:
                 self.on_debug(f"search done: depth {result.depth} nodes {result.nodes}")
-        except Exception as exc:  # a bug in the search must not cost the client its bestmove
+        except Exception as exc:
+            # The last resort of the worker thread, as the session's catch-all is of the reader:
+            # a bug in the search is printed with its traceback, and the client still gets the
+            # bestmove it waits for (a legal one) instead of an engine busy forever.
             traceback.print_exc(file=sys.stderr)
             self.on_debug(f"search failed: {type(exc).__name__}: {exc}")
         if best is None:
@@ -425,7 +413,7 @@ class Engine:
 
     @property
     def search_unbounded(self) -> bool:
-        """Whether the running search would only end when stopped (``infinite``)."""
+        """Whether the running search ends only when stopped (:meth:`GoLimits.unbounded`)."""
         return self._searching and self._unbounded
 
     def stop(self, timeout: float | None = None) -> None:
@@ -449,11 +437,17 @@ class Engine:
         return run_bench(depth, emit)
 
 
-def _unbounded(limits: Limits, side: int) -> bool:
-    """Whether nothing but a stop ends a search under these limits for ``side`` to move."""
-    clock = limits.p1time if side == 0 else limits.p2time
-    return limits.infinite or (
-        limits.depth is None and limits.nodes is None and limits.movetime is None and clock is None
+def info_of(info: SearchInfo, pv: list[str]) -> Info:
+    """The protocol's :class:`Info` of a search iteration, with its pv as texts."""
+    return Info(
+        depth=info.depth,
+        seldepth=info.seldepth,
+        score=info.score,
+        nodes=info.nodes,
+        nps=info.nps,
+        time_ms=info.time_ms,
+        hashfull=info.hashfull,
+        pv=tuple(pv),
     )
 
 
@@ -463,7 +457,7 @@ def pv_texts(state: State, pv: list[int]) -> list[str]:
     played = 0
     try:
         for move in pv:
-            if move not in state.legal_moves():
+            if not state.is_legal_move(move):
                 break
             texts.append(state.move_text(move))
             state.play(move)
@@ -482,7 +476,7 @@ __all__ = [
     "Engine",
     "EngineError",
     "Option",
+    "info_of",
     "options",
-    "parse_int",
     "pv_texts",
 ]

@@ -1,19 +1,25 @@
 """The search: iterative deepening negamax alpha-beta over the game interface.
 
-Generic over every game: it sees only :class:`~engine.game.State` (``legal_moves``,
-``captures``, ``capture_value``, ``play``/``undo``, ``key``, ``outcome``) and the game's static
-evaluation and search settings from its rules (``evaluation()``, ``search_parameters()``).
+Generic over every game: it sees only :class:`~zengine.engine.game.State` (``legal_moves``,
+``is_legal_move``, ``captures``, ``capture_value``, ``play``/``undo``, ``key``, ``outcome``),
+the static evaluation its caller hands it (``rules.evaluation()``) and the game's settings
+(``rules.search_parameters()``).
 
 * Principal variation search with a transposition table (a fixed-size list indexed by
-  ``key & mask``, sized from Hash MB), late move reductions for quiet moves, mate distance
-  pruning.
-* Move ordering: table move, captures by ``capture_value``, two killers per ply, history.
+  ``key & mask``, sized from Hash MB), late move reductions, reverse futility pruning near the
+  horizon, mate distance pruning, an aspiration window at the root.
+* Move ordering: table move (checked legal before it is played), captures by
+  ``capture_value``, two killers per ply, history.
 * Quiescence over ``captures()`` with stand-pat, bounded in depth.
 * Scores are centipawns from the side to move; won/lost positions score ``MATE - ply`` so the
   shortest win and the longest loss are preferred; draws (the rules' own, and a repetition of a
   position on the current search path) score 0.
-* Limits (depth, nodes, movetime, clocks, infinite, stop event, searchmoves) are checked every
-  few nodes; the node limit is exact once depth 1 is complete (depth 1 always completes).
+* Limits (:class:`~zengine.engine.values.GoLimits`, a stop event, a restricted root) are checked
+  every few nodes; the node limit is exact once depth 1 is complete (depth 1 always completes).
+  An unbounded search (:meth:`GoLimits.unbounded`) reports only once it is told to stop.
+
+:class:`Searcher` keeps what outlives one search (table, killers, history); each ``search``
+makes a :class:`_Search` that holds one search's state and runs it.
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from zengine.engine.game import Rules, State
+from zengine.engine.game import State
 from zengine.engine.timeman import budget
+from zengine.engine.values import GoLimits, Outcome, Score
+
+#: A game's static evaluation: centipawns for the side to move.
+Evaluation = Callable[[State], int]
 
 #: Score of a win found at the root itself; a win ``p`` plies away scores ``MATE - p``.
 MATE = 1_000_000
@@ -35,13 +45,20 @@ INF = MATE + 1
 #: The deepest iteration and search path the search ever goes to.
 MAX_DEPTH = 100
 MAX_PLY = 160
+#: A mate ``p`` plies away counts as proven (a bounded search then ends) once an iteration
+#: ``p + MATE_PROOF_PLIES`` deep has found it.
+MATE_PROOF_PLIES = 2
 #: Nodes between two looks at the clock and the stop event (~5 ms at bench speed).
 CHECK_INTERVAL = 128
 
-#: Late move reductions: the move index (0-based, table move included) from which quiet moves
-#: and captures are reduced by a ply.
+#: Late move reductions, from this remaining depth on: the move index (0-based, table move
+#: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
+#: ``LMR_DEEP_FROM`` on at depth ``LMR_DEEP_DEPTH`` or more lose a second ply.
+LMR_DEPTH = 3
 LMR_QUIET_FROM = 3
 LMR_CAPTURE_FROM = 5
+LMR_DEEP_FROM = 8
+LMR_DEEP_DEPTH = 5
 #: Reverse futility pruning at non-PV nodes up to this depth, with this margin per ply (cp).
 RFP_DEPTH = 2
 RFP_MARGIN = 120
@@ -50,57 +67,41 @@ RFP_MARGIN = 120
 ASPIRATION = 60
 ASPIRATION_DEPTH = 4
 
+#: Move ordering keys: the capture value is shifted above every killer and history count, the
+#: two killers rank above any history count within their capture class.
+CAPTURE_SHIFT = 32
+KILLER_FIRST = 1 << 31
+KILLER_SECOND = 1 << 30
+#: History counts are divided by ``2**HISTORY_AGING`` at the start of each search, so that old
+#: searches count less.
+HISTORY_AGING = 2
+
 #: Static evaluations remembered by position key (cleared when full, ~10 MB): a third of the
 #: quiescence leaves of a Zola search are transpositions (measured at bench depth 4: 84,891
 #: evaluations of 56,987 positions), and an evaluation costs ~100 dict lookups.
 EVAL_CACHE_ENTRIES = 1 << 16
 
+#: Bound types of a table entry: the stored score is exact, a lower or an upper bound.
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Estimated bytes per table entry (a 5-tuple of ints plus its list slot; measured with
 #: sys.getsizeof: 80 for the tuple, ~36 for the 64-bit key, 28-32 each for score/move, 8 slot).
 ENTRY_BYTES = 192
+#: The smallest table, whatever the Hash option says.
+MIN_TABLE_ENTRIES = 1024
+#: Table slots sampled for ``hashfull`` (per mille of them in use: the UCI convention).
+HASHFULL_SAMPLE = 1000
+#: The principal variation is read from the table up to this many plies beyond the depth.
+PV_EXTRA_PLIES = 8
+#: Mixes the Seed option with the position key into the root shuffle's seed.
+SEED_MIX = 1_000_003
 
-
-@dataclass
-class Limits:
-    """What may stop a search; all times in ms, ``None`` = not given."""
-
-    depth: int | None = None
-    nodes: int | None = None
-    movetime: int | None = None
-    p1time: int | None = None
-    p2time: int | None = None
-    p1inc: int | None = None
-    p2inc: int | None = None
-    movestogo: int | None = None
-    infinite: bool = False
-    searchmoves: list[int] | None = None
-
-    def is_infinite(self) -> bool:
-        """True when nothing but the stop event ends the search."""
-        return self.infinite or (
-            self.depth is None
-            and self.nodes is None
-            and self.movetime is None
-            and self.p1time is None
-            and self.p2time is None
-        )
-
-
-@dataclass
-class Score:
-    """A search score: exactly one of ``cp`` and ``mate`` is set."""
-
-    cp: int | None = None
-    mate: int | None = None
-
-    def __str__(self) -> str:
-        return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
+#: A table entry: (key, depth, bound type, score with mates relative to the node, move).
+Entry = tuple[int, int, int, int, "int | None"]
 
 
 @dataclass
 class SearchInfo:
-    """One ``info`` line."""
+    """One finished iteration: what an ``info`` line reports (moves as ints of the root)."""
 
     depth: int
     seldepth: int
@@ -133,404 +134,219 @@ def score_of(value: int) -> Score:
 
 
 class _Abort(Exception):
-    """Raised inside the tree when a limit is reached; unwinds to the root."""
+    """Raised inside the tree when a limit is reached; unwinds to :meth:`_Search.iterate`."""
 
 
 class Searcher:
-    """A search with its persistent state (transposition table, killers, history)."""
+    """The search with what outlives one search: transposition table, killers, history."""
 
     def __init__(self, hash_mb: int = 16, seed: int = 0, overhead_ms: int = 30) -> None:
-        self.hash_mb = hash_mb
+        #: Seeds the shuffle of the root moves (0: no shuffle, the generation order decides).
         self.seed = seed
+        #: Milliseconds kept back from every time limit (the Move Overhead option).
         self.overhead_ms = overhead_ms
-        self._table_mb = -1
-        self._rules: Rules | None = None
-        self._table: list = []
+        self._hash_mb = hash_mb
+        self._table: list[Entry | None] = []
         self._mask = 0
+        self._evaluation: Evaluation | None = None
+        self._eval_cache: dict[int, int] = {}
         self._history: list[dict[int, int]] = [{}, {}]
         self._killers: list[list[int | None]] = []
         self.set_hash(hash_mb)
 
-    # --- persistent state ----------------------------------------------------------------------
+    @property
+    def hash_mb(self) -> int:
+        """The table's size in megabytes, as last set."""
+        return self._hash_mb
+
     def set_hash(self, mb: int) -> None:
         """Resize (and clear) the transposition table to about ``mb`` megabytes."""
-        self.hash_mb = mb
-        entries = max(1024, mb * (1 << 20) // ENTRY_BYTES)
+        self._hash_mb = mb
+        entries = max(MIN_TABLE_ENTRIES, mb * (1 << 20) // ENTRY_BYTES)
         size = 1 << (entries.bit_length() - 1)  # a power of two, so key & mask indexes it
         self._table = [None] * size
         self._mask = size - 1
-        self._table_mb = mb
         self._clear_heuristics()
 
     def clear(self) -> None:
-        """Forget everything learnt (a new game): table, killers, history."""
-        if self._table_mb != self.hash_mb:
-            self.set_hash(self.hash_mb)
-            return
+        """Forget everything learnt (a new game): table, evaluations, killers, history."""
         table = self._table
         table[:] = [None] * len(table)
         self._clear_heuristics()
 
     def _clear_heuristics(self) -> None:
-        self._eval_cache: dict[int, int] = {}
+        self._eval_cache = {}
         self._history = [{}, {}]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
 
     def hashfull(self) -> int:
-        """Per mille of the first 1000 table slots in use (the UCI convention)."""
-        sample = self._table[:1000]
+        """Per mille of the first table slots in use (the UCI convention)."""
+        sample = self._table[:HASHFULL_SAMPLE]
         used = sum(1 for e in sample if e is not None)
         return used * 1000 // max(1, len(sample))
 
-    # --- the search ------------------------------------------------------------------------------
     def search(
         self,
         state: State,
-        limits: Limits,
+        limits: GoLimits,
+        evaluate: Evaluation,
+        *,
+        moves: list[int] | None = None,
         stop: threading.Event | None = None,
         on_info: Callable[[SearchInfo], None] | None = None,
     ) -> SearchResult:
-        """Search ``state`` within ``limits``; ``state`` is left as it was given."""
+        """Search ``state`` within ``limits``; ``state`` is left as it was given.
+
+        ``evaluate`` is the game's static evaluation (``state.rules.evaluation()``); ``moves``
+        restricts the root to those of them that are legal (all moves if none is); ``stop``
+        ends the search once set, and is needed when the limits are unbounded for the side to
+        move (:meth:`GoLimits.unbounded`): such a search returns only after ``stop`` is set.
+        ``on_info`` is called after every completed iteration. ``limits.searchmoves`` is not
+        read: the caller turns move texts into ``moves``.
+        """
+        unbounded = limits.unbounded(state.side_to_move)
+        if unbounded and stop is None:
+            raise ValueError("an unbounded search needs a stop event to end it")
         start = time.perf_counter()
         root_moves = state.legal_moves()
         if not root_moves:
             return SearchResult(None, Score(cp=0), 0, 0, [])
-        if self._table_mb != self.hash_mb:
-            self.set_hash(self.hash_mb)
-        if state.rules != self._rules:
-            # Variants share position keys (zhadu and zhadu-star have the same Zobrist keys but
-            # different moves): what was learnt under other rules must not be used here.
-            self.clear()
-            self._rules = state.rules
-        if limits.searchmoves:
-            wanted = set(limits.searchmoves)
+        if moves:
+            wanted = set(moves)
             chosen = [m for m in root_moves if m in wanted]
             if chosen:
                 root_moves = chosen
         if self.seed:
             # Equal moves are chosen by their order (the first of equals is kept): shuffling the
             # root varies the choice, reproducibly for one seed and position.
-            random.Random(self.seed * 1_000_003 ^ state.key).shuffle(root_moves)
-
-        evaluate = state.rules.evaluation()
-        max_qdepth = state.rules.search_parameters().quiescence_depth
-        times = budget(limits, state.side_to_move, self.overhead_ms)
-        soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
-        hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
-        infinite = limits.is_infinite()
-        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
-        node_limit = limits.nodes
-
-        table = self._table
-        mask = self._mask
-        eval_cache = self._eval_cache
-        eval_get = eval_cache.get
-
-        def evaluate_and_cache(key: int) -> int:
-            # Only the miss path is a call: hits stay inline in the hot loops below.
-            value = evaluate(st)
-            if len(eval_cache) >= EVAL_CACHE_ENTRIES:
-                eval_cache.clear()
-            eval_cache[key] = value
-            return value
-
-        killers = self._killers
-        history = self._history
-        for side_history in history:
+            random.Random(self.seed * SEED_MIX ^ state.key).shuffle(root_moves)
+        if evaluate is not self._evaluation:
+            self._eval_cache = {}  # the cached values are another evaluation's
+            self._evaluation = evaluate
+        for side_history in self._history:
             for move in side_history:
-                side_history[move] >>= 2  # old searches count less
-        st = state
-        play = st.play
-        undo = st.undo
-        path: set[int] = set()
-        perf = time.perf_counter
-        stop_set = stop.is_set if stop is not None else (lambda: False)
+                side_history[move] >>= HISTORY_AGING
+        search = _Search(self, state, limits, evaluate, root_moves, unbounded, stop, on_info, start)
+        return search.iterate()
 
-        nodes = 0
-        seldepth = 0
-        next_check = CHECK_INTERVAL
-        may_abort = False
 
-        def check() -> None:
-            """Look at the limits; raise _Abort once one is reached (never during depth 1)."""
-            nonlocal next_check
-            next_check = nodes + CHECK_INTERVAL
-            if not may_abort:
-                return
-            if node_limit is not None:
-                if nodes >= node_limit:
-                    raise _Abort
-                if next_check > node_limit:
-                    next_check = node_limit
-            if stop_set() or (hard_s is not None and perf() - start >= hard_s):
-                raise _Abort
+class _Search:
+    """One search (one ``go``): the position, the limits, the counters and the tables it uses.
 
-        def terminal(outcome, ply: int) -> int:
-            winner = outcome.winner
-            if winner is None:
-                return 0
-            return MATE - ply if winner == st.side_to_move else ply - MATE
+    Scores are from the side to move at the node, in centipawns; ``MATE - p`` is a win ``p``
+    plies from the root (``p - MATE`` a loss), so a score beyond ``MATE_BOUND`` is a forced
+    result, not an evaluation. Every method that moves about the tree leaves ``state`` as it
+    found it, also when it raises :class:`_Abort`.
+    """
 
-        def qsearch(alpha: int, beta: int, ply: int, qdepth: int) -> int:
-            nonlocal nodes, seldepth
-            if nodes >= next_check:
-                check()
-            nodes += 1
-            if ply > seldepth:
-                seldepth = ply
-            outcome = st.outcome()
-            if outcome is not None:
-                return terminal(outcome, ply)
-            key = st.key
-            stand = eval_get(key)
-            if stand is None:
-                stand = evaluate_and_cache(key)
-            if stand >= beta or qdepth >= max_qdepth or ply >= MAX_PLY:
-                return stand
-            captures = st.captures()
-            if not captures:
-                return stand
-            if stand > alpha:
-                alpha = stand
-            if len(captures) > 1:
-                capture_value = st.capture_value
-                hist_get = history[st.side_to_move].get
-                captures.sort(key=lambda m: (capture_value(m) << 32) + hist_get(m, 0), reverse=True)
-            best = stand
-            for move in captures:
-                play(move)
-                try:
-                    value = -qsearch(-beta, -alpha, ply + 1, qdepth + 1)
-                finally:
-                    undo()
-                if value > best:
-                    best = value
-                    if value > alpha:
-                        alpha = value
-                        if value >= beta:
-                            break
-            return best
+    __slots__ = (
+        "eval_cache",
+        "evaluate",
+        "found_move",
+        "found_value",
+        "hard_s",
+        "history",
+        "killers",
+        "limits",
+        "mask",
+        "max_depth",
+        "max_qdepth",
+        "may_abort",
+        "next_check",
+        "node_limit",
+        "nodes",
+        "on_info",
+        "path",
+        "root_moves",
+        "searcher",
+        "seldepth",
+        "soft_s",
+        "start",
+        "state",
+        "stop",
+        "stop_set",
+        "table",
+        "unbounded",
+    )
 
-        def negamax(depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
-            nonlocal nodes
-            if depth <= 0:
-                return qsearch(alpha, beta, ply, 0)
-            if nodes >= next_check:
-                check()
-            nodes += 1
-            outcome = st.outcome()
-            if outcome is not None:
-                return terminal(outcome, ply)
-            key = st.key
-            if key in path:
-                return 0  # a repetition on the search path: the side repeating gains nothing
-            # Mate distance pruning: no score here can beat a shorter win already found.
-            if alpha < ply - MATE:
-                alpha = ply - MATE
-            if beta > MATE - ply - 1:
-                beta = MATE - ply - 1
-            if alpha >= beta:
-                return alpha
+    def __init__(
+        self,
+        searcher: Searcher,
+        state: State,
+        limits: GoLimits,
+        evaluate: Evaluation,
+        root_moves: list[int],
+        unbounded: bool,
+        stop: threading.Event | None,
+        on_info: Callable[[SearchInfo], None] | None,
+        start: float,
+    ) -> None:
+        self.searcher = searcher
+        self.state = state
+        self.limits = limits
+        self.evaluate = evaluate
+        self.eval_cache = searcher._eval_cache
+        self.table = searcher._table
+        self.mask = searcher._mask
+        self.history = searcher._history
+        self.killers = searcher._killers
+        #: Keys of the positions on the current search path (a repetition there is a draw).
+        self.path: set[int] = set()
+        self.root_moves = root_moves
+        self.max_qdepth = state.rules.search_parameters().quiescence_depth
+        self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        self.node_limit = limits.nodes
+        times = budget(limits, state.side_to_move, searcher.overhead_ms)
+        self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
+        self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
+        self.unbounded = unbounded
+        self.stop = stop
+        self.stop_set: Callable[[], bool] = stop.is_set if stop is not None else (lambda: False)
+        self.on_info = on_info
+        self.start = start
+        self.nodes = 0
+        self.seldepth = 0
+        self.next_check = CHECK_INTERVAL
+        #: False during depth 1, which always completes whatever the limits.
+        self.may_abort = False
+        #: The best root move of the iteration in progress and its score (None before the
+        #: first move has beaten alpha): what an aborted iteration still has to say.
+        self.found_value = 0
+        self.found_move: int | None = None
 
-            entry = table[key & mask]
-            tt_move = None
-            if entry is not None and entry[0] == key:
-                tt_move = entry[4]
-                if entry[1] >= depth and not pv_node:
-                    value = entry[3]
-                    if value > MATE_BOUND:
-                        value -= ply
-                    elif value < -MATE_BOUND:
-                        value += ply
-                    flag = entry[2]
-                    if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
-                        return value
+    # --- iterative deepening -----------------------------------------------------------------
+    def iterate(self) -> SearchResult:
+        """Search to ever greater depths until a limit ends it; the best move found.
 
-            if not pv_node and depth <= RFP_DEPTH and -MATE_BOUND < beta < MATE_BOUND:
-                # Reverse futility: far enough above beta near the horizon, assume it holds.
-                stand = eval_get(key)
-                if stand is None:
-                    stand = evaluate_and_cache(key)
-                if stand - RFP_MARGIN * depth >= beta:
-                    return stand
-
-            side_history = history[st.side_to_move]
-            killer = killers[ply]
-            k1, k2 = killer
-            old_alpha = alpha
-            best = -INF
-            best_move = tt_move
-            index = 0
-            path.add(key)
-            try:
-                if tt_move is not None:
-                    # The table move first, before generating the others: when it cuts off
-                    # (most of the time at cut nodes), no generation and no sorting happen.
-                    play(tt_move)
-                    try:
-                        best = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                    finally:
-                        undo()
-                    if best > alpha:
-                        alpha = best
-                    index = 1
-                if alpha < beta:
-                    moves = st.legal_moves()
-                    if tt_move is not None:
-                        moves.remove(tt_move)
-                    if len(moves) > 1:
-                        capture_value = st.capture_value
-                        hist_get = side_history.get
-
-                        def order(move: int) -> int:
-                            # Captures by value first; killers and history order within a
-                            # class (in Zola almost every move is a capture of value 1).
-                            value = capture_value(move) << 32
-                            if move == k1:
-                                return value + (1 << 31)
-                            if move == k2:
-                                return value + (1 << 30)
-                            return value + hist_get(move, 0)
-
-                        moves.sort(key=order, reverse=True)
-                    is_capture = st.is_capture
-                    for move in moves:
-                        play(move)
-                        try:
-                            if index == 0:
-                                value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                            else:
-                                # Late move reductions: moves ordered late rarely matter;
-                                # captures (most moves in Zola) only from the sixth on.
-                                reduction = 0
-                                if (
-                                    depth >= 3
-                                    and index >= LMR_QUIET_FROM
-                                    and move != k1
-                                    and move != k2
-                                ):
-                                    if not is_capture(move):
-                                        reduction = 1 if index < 8 or depth < 5 else 2
-                                    elif index >= LMR_CAPTURE_FROM:
-                                        reduction = 1
-                                value = -negamax(
-                                    depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
-                                )
-                                if value > alpha and (reduction or value < beta):
-                                    value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                        finally:
-                            undo()
-                        index += 1
-                        if value > best:
-                            best = value
-                            best_move = move
-                            if value > alpha:
-                                alpha = value
-                                if value >= beta:
-                                    break
-            finally:
-                path.discard(key)
-            if best >= beta:
-                if best_move != k1 and best_move != tt_move:
-                    killer[1] = k1
-                    killer[0] = best_move
-                side_history[best_move] = side_history.get(best_move, 0) + depth * depth
-
-            flag = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
-            stored = best
-            if stored > MATE_BOUND:
-                stored += ply
-            elif stored < -MATE_BOUND:
-                stored -= ply
-            table[key & mask] = (key, depth, flag, stored, best_move)
-            return best
-
-        def root(depth: int, progress: list, alpha: int, beta: int) -> int:
-            """One pass over the root moves in the window; ``progress``: [best score, best move].
-
-            Returns the best score, or ``alpha`` if no move beat it (a fail low).
-            """
-            key = st.key
-            path.add(key)
-            try:
-                for index, move in enumerate(root_moves):
-                    play(move)
-                    try:
-                        if index == 0:
-                            value = -negamax(depth - 1, -beta, -alpha, 1, True)
-                        else:
-                            value = -negamax(depth - 1, -alpha - 1, -alpha, 1, False)
-                            if value > alpha:
-                                value = -negamax(depth - 1, -beta, -alpha, 1, True)
-                    finally:
-                        undo()
-                    if value > alpha:
-                        alpha = value
-                        progress[0] = value
-                        progress[1] = move
-                        if value >= beta:
-                            break
-            finally:
-                path.discard(key)
-            best_move = progress[1]
-            if best_move is not None:
-                root_moves.remove(best_move)
-                root_moves.insert(0, best_move)
-            return alpha
-
-        def principal_variation(best_move: int, depth: int) -> list[int]:
-            pv = [best_move]
-            played = 1
-            play(best_move)
-            seen = {st.key}
-            try:
-                while len(pv) < max(depth, 1) + 8:
-                    key = st.key
-                    entry = table[key & mask]
-                    if entry is None or entry[0] != key or st.outcome() is not None:
-                        break
-                    move = entry[4]
-                    if move not in st.legal_moves():
-                        break
-                    play(move)
-                    played += 1
-                    pv.append(move)
-                    if st.key in seen:
-                        break
-                    seen.add(st.key)
-            finally:
-                for _ in range(played):
-                    undo()
-            return pv
-
+        Depth 1 always completes. A later iteration cut short by a limit still counts its best
+        root move if that was searched to the end and beat the previous best (which is searched
+        first). From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around the last score,
+        widened to the full window on the side that failed. A bounded search ends by itself
+        after its limits, a forced single move under a clock, or a proven mate; an unbounded
+        one reports only once ``stop`` is set, however early it runs out of work.
+        """
+        st = self.state
+        table = self.table
+        root_moves = self.root_moves
         best_move = root_moves[0]
         best_value = 0
         completed = 0
         pv: list[int] = [best_move]
-        for depth in range(1, max_depth + 1):
-            may_abort = depth > 1
-            if depth > 1:
-                elapsed = perf() - start
-                if stop_set():
-                    break
-                if node_limit is not None and nodes >= node_limit:
-                    break
-                if soft_s is not None and elapsed >= soft_s:
-                    break
-                if not infinite and len(root_moves) == 1 and soft_s is not None:
-                    break  # a forced move needs no thought when the clock runs
-            progress: list = [None, None]
-            seldepth = 0
-            next_check = nodes + CHECK_INTERVAL
-            if may_abort and node_limit is not None and next_check > node_limit:
-                next_check = node_limit
+        for depth in range(1, self.max_depth + 1):
+            self.may_abort = depth > 1
+            if depth > 1 and self.enough_before():
+                break
+            self.found_move = None
+            self.seldepth = 0
+            self.next_check = self.nodes + CHECK_INTERVAL
+            if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
+                self.next_check = self.node_limit
             try:
                 if depth >= ASPIRATION_DEPTH and abs(best_value) < MATE_BOUND:
-                    # Aspiration: a narrow window around the last score, widened on failure.
                     low, high = best_value - ASPIRATION, best_value + ASPIRATION
                     while True:
-                        progress[1] = None
-                        value = root(depth, progress, low, high)
+                        self.found_move = None
+                        value = self.root(depth, low, high)
                         if value <= low:
                             low = -INF
                         elif value >= high:
@@ -538,36 +354,365 @@ class Searcher:
                         else:
                             break
                 else:
-                    value = root(depth, progress, -INF, INF)
-                table[st.key & mask] = (st.key, depth, EXACT, value, progress[1])
+                    value = self.root(depth, -INF, INF)
+                key = st.key
+                table[key & self.mask] = (key, depth, EXACT, value, self.found_move)
             except _Abort:
-                if progress[1] is not None:
-                    # A root move searched to the end beat the previous best move searched first.
-                    best_move, best_value = progress[1], progress[0]
+                if self.found_move is not None:
+                    best_move, best_value = self.found_move, self.found_value
                     pv = [best_move]
                 break
-            best_move, best_value = progress[1], value
+            assert self.found_move is not None  # the full window always finds a best move
+            best_move, best_value = self.found_move, value
             completed = depth
-            pv = principal_variation(best_move, depth)
-            if on_info is not None:
-                elapsed = perf() - start
-                on_info(
-                    SearchInfo(
-                        depth=depth,
-                        seldepth=max(seldepth, depth),
-                        score=score_of(value),
-                        nodes=nodes,
-                        nps=int(nodes / elapsed) if elapsed > 0 else 0,
-                        time_ms=int(elapsed * 1000),
-                        hashfull=self.hashfull(),
-                        pv=pv,
-                    )
-                )
-            if abs(value) > MATE_BOUND and limits.depth is None and not infinite:
-                # A forced result is proven; deeper iterations would only repeat it.
-                if depth >= MATE - abs(value) + 2:
-                    break
+            pv = self.pv(best_move, depth)
+            self.report(depth, value, pv)
+            if (
+                not self.unbounded
+                and self.limits.depth is None
+                and abs(value) > MATE_BOUND
+                and depth >= MATE - abs(value) + MATE_PROOF_PLIES
+            ):
+                break  # a forced result is proven; deeper iterations would only repeat it
+        if self.unbounded:
+            assert self.stop is not None  # Searcher.search refuses an unbounded search without
+            self.stop.wait()
+        return SearchResult(best_move, score_of(best_value), completed, self.nodes, pv)
 
-        if infinite and stop is not None:
-            stop.wait()  # an infinite search reports only when told to stop
-        return SearchResult(best_move, score_of(best_value), completed, nodes, pv)
+    def enough_before(self) -> bool:
+        """Whether to start no further iteration: stopped, nodes spent, soft time past, or a
+        single root move with a clock running (asked before every iteration after depth 1)."""
+        if self.stop_set():
+            return True
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            return True
+        if self.soft_s is not None:
+            if time.perf_counter() - self.start >= self.soft_s:
+                return True
+            if not self.unbounded and len(self.root_moves) == 1:
+                return True  # a forced move needs no thought when the clock runs
+        return False
+
+    def report(self, depth: int, value: int, pv: list[int]) -> None:
+        """Hand a completed iteration to ``on_info``."""
+        if self.on_info is None:
+            return
+        elapsed = time.perf_counter() - self.start
+        self.on_info(
+            SearchInfo(
+                depth=depth,
+                seldepth=max(self.seldepth, depth),
+                score=score_of(value),
+                nodes=self.nodes,
+                nps=int(self.nodes / elapsed) if elapsed > 0 else 0,
+                time_ms=int(elapsed * 1000),
+                hashfull=self.searcher.hashfull(),
+                pv=pv,
+            )
+        )
+
+    def check(self) -> None:
+        """Look at the limits every ``CHECK_INTERVAL`` nodes (and exactly at the node limit);
+        raise :class:`_Abort` once one is reached, never during depth 1."""
+        nodes = self.nodes
+        self.next_check = nodes + CHECK_INTERVAL
+        if not self.may_abort:
+            return
+        node_limit = self.node_limit
+        if node_limit is not None:
+            if nodes >= node_limit:
+                raise _Abort
+            if self.next_check > node_limit:
+                self.next_check = node_limit
+        hard_s = self.hard_s
+        if self.stop_set() or (hard_s is not None and time.perf_counter() - self.start >= hard_s):
+            raise _Abort
+
+    # --- the tree ----------------------------------------------------------------------------
+    def root(self, depth: int, alpha: int, beta: int) -> int:
+        """One pass over the root moves, ``depth`` plies deep, in the window (alpha, beta).
+
+        Returns the best score if a move beat ``alpha`` (at least ``beta`` on a fail high, the
+        pass then ends early), else ``alpha`` itself (a fail low: every move scores at most
+        ``alpha``). The best move and its score are kept in ``found_move``/``found_value`` as
+        they are found, and the best move goes first in later passes. Raises :class:`_Abort`.
+        """
+        st = self.state
+        play, undo, negamax = st.play, st.undo, self.negamax
+        path = self.path
+        key = st.key
+        path.add(key)
+        try:
+            for index, move in enumerate(self.root_moves):
+                play(move)
+                try:
+                    if index == 0:
+                        value = -negamax(depth - 1, -beta, -alpha, 1, True)
+                    else:
+                        value = -negamax(depth - 1, -alpha - 1, -alpha, 1, False)
+                        if value > alpha:
+                            value = -negamax(depth - 1, -beta, -alpha, 1, True)
+                finally:
+                    undo()
+                if value > alpha:
+                    alpha = value
+                    self.found_value = value
+                    self.found_move = move
+                    if value >= beta:
+                        break
+        finally:
+            path.discard(key)
+        best_move = self.found_move
+        if best_move is not None:
+            self.root_moves.remove(best_move)
+            self.root_moves.insert(0, best_move)
+        return alpha
+
+    def negamax(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
+        """The score of the position ``ply`` plies from the root, searched ``depth`` plies deep
+        (then :meth:`quiescence`), in the window (alpha, beta); fail-soft.
+
+        A score at most ``alpha`` is an upper bound (fail low), at least ``beta`` a lower bound
+        (fail high), in between exact, as far as the reductions and pruning let it be. A
+        finished game scores ``MATE - ply`` won, ``ply - MATE`` lost, 0 drawn; a position
+        repeated on the search path scores 0. The result is stored in the table with the
+        best move, and a cut-off move becomes a killer. Raises :class:`_Abort`.
+        """
+        if depth <= 0:
+            return self.quiescence(alpha, beta, ply, 0)
+        nodes = self.nodes
+        if nodes >= self.next_check:
+            self.check()
+        self.nodes = nodes + 1
+        st = self.state
+        outcome = st.outcome()
+        if outcome is not None:
+            return self.terminal(outcome, ply)
+        key = st.key
+        path = self.path
+        if key in path:
+            return 0  # a repetition on the search path: the side repeating gains nothing
+        # Mate distance pruning: no score here can beat a shorter win already found.
+        if alpha < ply - MATE:
+            alpha = ply - MATE
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+
+        table = self.table
+        slot = key & self.mask
+        entry = table[slot]
+        tt_move = None
+        if entry is not None and entry[0] == key:
+            tt_move = entry[4]
+            if entry[1] >= depth and not pv_node:
+                value = entry[3]
+                if value > MATE_BOUND:
+                    value -= ply
+                elif value < -MATE_BOUND:
+                    value += ply
+                flag = entry[2]
+                if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
+                    return value
+
+        if not pv_node and depth <= RFP_DEPTH and -MATE_BOUND < beta < MATE_BOUND:
+            # Reverse futility: far enough above beta near the horizon, assume it holds.
+            stand = self.eval_cache.get(key)
+            if stand is None:
+                stand = self.evaluate_and_cache(key)
+            if stand - RFP_MARGIN * depth >= beta:
+                return stand
+
+        if tt_move is not None and not st.is_legal_move(tt_move):
+            tt_move = None  # a key collision: the table never makes the search play it here
+        side_history = self.history[st.side_to_move]
+        killer = self.killers[ply]
+        k1, k2 = killer
+        play, undo, negamax = st.play, st.undo, self.negamax
+        old_alpha = alpha
+        best = -INF
+        best_move = tt_move
+        index = 0
+        path.add(key)
+        try:
+            if tt_move is not None:
+                # The table move first, before generating the others: when it cuts off
+                # (most of the time at cut nodes), no generation and no sorting happen.
+                play(tt_move)
+                try:
+                    best = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                finally:
+                    undo()
+                if best > alpha:
+                    alpha = best
+                index = 1
+            if alpha < beta:
+                moves = st.legal_moves()
+                if tt_move is not None:
+                    moves.remove(tt_move)
+                if len(moves) > 1:
+                    capture_value = st.capture_value
+                    hist_get = side_history.get
+
+                    def order(move: int) -> int:
+                        # Captures by value first; killers and history order within a
+                        # class (in Zola almost every move is a capture of value 1).
+                        value = capture_value(move) << CAPTURE_SHIFT
+                        if move == k1:
+                            return value + KILLER_FIRST
+                        if move == k2:
+                            return value + KILLER_SECOND
+                        return value + hist_get(move, 0)
+
+                    moves.sort(key=order, reverse=True)
+                is_capture = st.is_capture
+                for move in moves:
+                    play(move)
+                    try:
+                        if index == 0:
+                            value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                        else:
+                            # Late move reductions: moves ordered late rarely matter;
+                            # captures (most moves in Zola) only from LMR_CAPTURE_FROM on.
+                            reduction = 0
+                            if (
+                                depth >= LMR_DEPTH
+                                and index >= LMR_QUIET_FROM
+                                and move != k1
+                                and move != k2
+                            ):
+                                if not is_capture(move):
+                                    deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
+                                    reduction = 2 if deep else 1
+                                elif index >= LMR_CAPTURE_FROM:
+                                    reduction = 1
+                            value = -negamax(
+                                depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
+                            )
+                            if value > alpha and (reduction or value < beta):
+                                value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                    finally:
+                        undo()
+                    index += 1
+                    if value > best:
+                        best = value
+                        best_move = move
+                        if value > alpha:
+                            alpha = value
+                            if value >= beta:
+                                break
+        finally:
+            path.discard(key)
+        if best >= beta:
+            assert best_move is not None  # a move was searched: the game is not over here
+            if best_move != k1 and best_move != tt_move:
+                killer[1] = k1
+                killer[0] = best_move
+            side_history[best_move] = side_history.get(best_move, 0) + depth * depth
+
+        flag = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
+        stored = best
+        if stored > MATE_BOUND:
+            stored += ply
+        elif stored < -MATE_BOUND:
+            stored -= ply
+        table[slot] = (key, depth, flag, stored, best_move)
+        return best
+
+    def quiescence(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
+        """The score of a position beyond the horizon (``qdepth`` plies into quiescence):
+        the static evaluation (stand pat) or better by a capture; fail-soft in (alpha, beta).
+
+        At least ``beta`` is a lower bound, at most ``alpha`` an upper bound. A finished game
+        scores as in :meth:`negamax`. Past ``max_qdepth`` plies (the game's
+        ``quiescence_depth``) or ``MAX_PLY`` the evaluation is taken as it is. Raises
+        :class:`_Abort`.
+        """
+        nodes = self.nodes
+        if nodes >= self.next_check:
+            self.check()
+        self.nodes = nodes + 1
+        if ply > self.seldepth:
+            self.seldepth = ply
+        st = self.state
+        outcome = st.outcome()
+        if outcome is not None:
+            return self.terminal(outcome, ply)
+        key = st.key
+        stand = self.eval_cache.get(key)
+        if stand is None:
+            stand = self.evaluate_and_cache(key)
+        if stand >= beta or qdepth >= self.max_qdepth or ply >= MAX_PLY:
+            return stand
+        captures = st.captures()
+        if not captures:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        if len(captures) > 1:
+            capture_value = st.capture_value
+            hist_get = self.history[st.side_to_move].get
+            captures.sort(
+                key=lambda m: (capture_value(m) << CAPTURE_SHIFT) + hist_get(m, 0), reverse=True
+            )
+        play, undo, quiescence = st.play, st.undo, self.quiescence
+        best = stand
+        for move in captures:
+            play(move)
+            try:
+                value = -quiescence(-beta, -alpha, ply + 1, qdepth + 1)
+            finally:
+                undo()
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        break
+        return best
+
+    def terminal(self, outcome: Outcome, ply: int) -> int:
+        """The score of a finished game ``ply`` plies from the root, for the side to move."""
+        winner = outcome.winner
+        if winner is None:
+            return 0
+        return MATE - ply if winner == self.state.side_to_move else ply - MATE
+
+    def evaluate_and_cache(self, key: int) -> int:
+        """The static evaluation of the position (whose key is ``key``), remembered."""
+        value = self.evaluate(self.state)
+        eval_cache = self.eval_cache
+        if len(eval_cache) >= EVAL_CACHE_ENTRIES:
+            eval_cache.clear()
+        eval_cache[key] = value
+        return value
+
+    def pv(self, best_move: int, depth: int) -> list[int]:
+        """The principal variation: ``best_move``, then the table's moves, each checked legal,
+        up to ``depth + PV_EXTRA_PLIES`` moves, the end of the game or a repeated position."""
+        st = self.state
+        table, mask = self.table, self.mask
+        pv = [best_move]
+        played = 1
+        st.play(best_move)
+        seen = {st.key}
+        try:
+            while len(pv) < max(depth, 1) + PV_EXTRA_PLIES:
+                key = st.key
+                entry = table[key & mask]
+                if entry is None or entry[0] != key or st.outcome() is not None:
+                    break
+                move = entry[4]
+                if move is None or not st.is_legal_move(move):
+                    break
+                st.play(move)
+                played += 1
+                pv.append(move)
+                if st.key in seen:
+                    break
+                seen.add(st.key)
+        finally:
+            for _ in range(played):
+                st.undo()
+        return pv

@@ -1,4 +1,4 @@
-"""The protocol's main loop: stdin lines in, a :class:`~protocol.session.Session` handles them.
+"""The protocol's main loop: stdin lines in, a :class:`~zengine.protocol.session.Session` handles them.
 
 Input is read as bytes and decoded line by line, so a line of bad UTF-8 is one error and the
 next line is fine; a line longer than :data:`MAX_LINE` bytes is skipped whole with one error.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from zengine.protocol.output import Writer
@@ -19,7 +20,9 @@ from zengine.protocol.session import Session
 MAX_LINE = 1 << 20
 
 
-def read_lines(stream: BinaryIO, max_line: int = MAX_LINE):
+def read_lines(
+    stream: BinaryIO, max_line: int = MAX_LINE
+) -> Iterator[tuple[str, None] | tuple[None, str]]:
     """Yield each input line as ``(text, None)`` or ``(None, error detail)``."""
     while True:
         raw = stream.readline(max_line + 1)
@@ -42,7 +45,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> 
     session = session or Session(writer.lines)
     try:
         for line, problem in read_lines(stdin):
-            if problem is not None:
+            if line is None:
                 writer.line(f"error syntax {problem}")
             elif not session.handle(line):
                 writer.silence()

@@ -1,8 +1,10 @@
 """The command dispatcher: one protocol line in, its reply lines out (``docs/protocol.md``).
 
-Parses a line into a call on the :class:`~engine.facade.Engine`, formats what comes back, and
-turns every failure into exactly one ``error <code> <detail>`` line. It never names a game: all
-game knowledge comes through the facade and the game interface.
+Parses a line into a call on the :class:`~zengine.engine.facade.Engine` (``go`` with
+:func:`~zengine.engine.values.parse_go`, numbers with :func:`~zengine.engine.values.parse_int`),
+formats what comes back (``info`` lines are :meth:`~zengine.engine.values.Info.format`), and turns
+every failure into exactly one ``error <code> <detail>`` line. It never names a game: all game
+knowledge comes through the facade and the game interface.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from zengine.engine.facade import (
     Busy,
     CannotUndo,
     Engine,
+    EngineError,
+    Option,
     UnknownOption,
     options,
-    parse_int,
 )
 from zengine.engine.game import (
     BadRuleValueError,
@@ -31,6 +34,7 @@ from zengine.engine.game import (
     UnknownGameError,
     UnknownRuleError,
 )
+from zengine.engine.values import Info, TextError, format_go, parse_go, parse_int
 
 
 class ProtocolError(Exception):
@@ -42,7 +46,8 @@ class ProtocolError(Exception):
         self.detail = detail
 
 
-#: Exception class -> error code, most specific first.
+#: The project's error classes -> error code, most specific first (every GameError and
+#: EngineError finds its code here; TextError and ProtocolError carry theirs).
 ERROR_CODES: list[tuple[type[BaseException], str]] = [
     (InvalidMoveError, "syntax"),
     (IllegalMoveError, "illegal-move"),
@@ -56,6 +61,7 @@ ERROR_CODES: list[tuple[type[BaseException], str]] = [
     (BadOptionValue, "bad-value"),
     (BadOptionSyntax, "syntax"),
     (GameError, "syntax"),
+    (EngineError, "syntax"),
 ]
 
 #: Every error code the protocol uses.
@@ -85,27 +91,10 @@ REPLY_WORDS = (
     "bestmove",
 )
 
-MAX_MS = 2**31 - 1
-MAX_NODES = 2**63 - 1
+#: The greatest ``undo`` count, ``perft`` depth and ``bench`` depth accepted.
+MAX_UNDO = 2**63 - 1
 MAX_PERFT = 64
 MAX_BENCH = 64
-
-GO_NUMBERS = {
-    # token: (Limits field, least value; clocks below 0 count as 0)
-    "depth": ("depth", 1),
-    "nodes": ("nodes", 1),
-    "movetime": ("movetime", 0),
-    "wtime": ("p1time", None),
-    "btime": ("p2time", None),
-    "p1time": ("p1time", None),
-    "p2time": ("p2time", None),
-    "winc": ("p1inc", 0),
-    "binc": ("p2inc", 0),
-    "p1inc": ("p1inc", 0),
-    "p2inc": ("p2inc", 0),
-    "movestogo": ("movestogo", 1),
-}
-GO_WORDS = set(GO_NUMBERS) | {"searchmoves", "infinite", "ponder", "mate", "perft"}
 
 HELP = """\
 zengine speaks a UCI/UGI-style protocol; commands (case-insensitive):
@@ -148,42 +137,18 @@ def version() -> str:
 def author() -> str:
     """The installed package's author."""
     try:
-        return importlib.metadata.metadata("zengine").get("Author") or "zengine developers"
+        authors = importlib.metadata.metadata("zengine").get_all("Author") or []
     except importlib.metadata.PackageNotFoundError:
-        return "zengine developers"
+        authors = []
+    return authors[0] if authors else "zengine developers"
 
 
-def option_line(option) -> str:
+def option_line(option: Option) -> str:
     """The handshake line of one option."""
     line = f"option name {option.name} type {option.kind} default {option.default}"
     if option.kind == "spin":
         return f"{line} min {option.min} max {option.max}"
     return line + "".join(f" var {choice}" for choice in option.choices)
-
-
-def format_info(info, pv: list[str]) -> str:
-    """An ``info`` line of a search iteration."""
-    score = f"mate {info.score.mate}" if info.score.mate is not None else f"cp {info.score.cp}"
-    line = (
-        f"info depth {info.depth} seldepth {info.seldepth} score {score} nodes {info.nodes}"
-        f" nps {info.nps} time {info.time_ms}"
-    )
-    if info.hashfull is not None:
-        line += f" hashfull {info.hashfull}"
-    if pv:
-        line += " pv " + " ".join(pv)
-    return line
-
-
-def number(token: str, what: str, low: int | None, high: int) -> int:
-    """A numeric token in ``low..high`` (no lower bound if ``low`` is None)."""
-    value = parse_int(token)
-    if value is None:
-        raise ProtocolError("syntax", f"{what} needs a number, got '{clean(token, 40)}'")
-    if (low is not None and value < low) or value > high:
-        bounds = f"{low} to {high}" if low is not None else f"at most {high}"
-        raise ProtocolError("bad-value", f"{what} {value} out of range ({bounds})")
-    return value
 
 
 def no_more(args: list[str], command: str) -> None:
@@ -269,14 +234,14 @@ class Session:
                     "busy", f"'{word}' needs the engine idle: a search is running (send stop first)"
                 )
             command(args)
-        except ProtocolError as exc:
+        except (ProtocolError, TextError) as exc:
             self.emit(f"error {exc.code} {clean(exc.detail)}")
-        except Exception as exc:  # every failure is one error line, never a crash
-            code = next((code for cls, code in ERROR_CODES if isinstance(exc, cls)), None)
-            if code is None:
-                traceback.print_exc(file=sys.stderr)
-                code = "internal"
+        except (GameError, EngineError) as exc:
+            code = next(code for cls, code in ERROR_CODES if isinstance(exc, cls))
             self.emit(f"error {code} {clean(str(exc)) or type(exc).__name__}")
+        except Exception as exc:  # the last resort: a bug is one error line, never a crash
+            traceback.print_exc(file=sys.stderr)
+            self.emit(f"error internal {clean(str(exc)) or type(exc).__name__}")
         return True
 
     def finish(self) -> None:
@@ -360,7 +325,7 @@ class Session:
     def undo(self, args: list[str]) -> None:
         if len(args) > 1:
             no_more(args[1:], "undo n")
-        plies = number(args[0], "undo", 1, MAX_NODES) if args else 1
+        plies = parse_int(args[0], "undo", 1, MAX_UNDO) if args else 1
         self.engine.undo(plies)
 
     def legalmoves(self, args: list[str]) -> None:
@@ -394,47 +359,16 @@ class Session:
         self.emit(f"response {answer}")
 
     def go(self, args: list[str]) -> None:
-        from zengine.engine.search import Limits
-
         if args and args[0].lower() == "perft":
             self.perft(args[1:])
             return
-        limits = Limits()
-        searchmoves: list[str] | None = None
-        i = 0
-        while i < len(args):
-            word = args[i].lower()
-            i += 1
-            if word in GO_NUMBERS:
-                if i >= len(args):
-                    raise ProtocolError("syntax", f"go {word} needs a number")
-                field, low = GO_NUMBERS[word]
-                high = MAX_NODES if field == "nodes" else MAX_MS
-                value = number(args[i], f"go {word}", low, high)
-                setattr(limits, field, max(value, 0))
-                i += 1
-            elif word == "infinite":
-                limits.infinite = True
-            elif word == "searchmoves":
-                searchmoves = []
-                while i < len(args) and args[i].lower() not in GO_WORDS:
-                    searchmoves.append(args[i])
-                    i += 1
-                if not searchmoves:
-                    raise ProtocolError("syntax", "go searchmoves needs at least one move")
-            elif word in ("ponder", "mate", "perft"):
-                raise ProtocolError("syntax", f"go {word} is not supported here")
-            else:
-                raise ProtocolError("syntax", f"unknown go token '{clean(args[i - 1], 40)}'")
-        if searchmoves is not None:
-            limits.searchmoves = self.engine.search_moves(searchmoves)
+        limits = parse_go(args)
         if self.debug:
-            given = {k: v for k, v in vars(limits).items() if v not in (None, False)}
-            self.emit(f"info string go {clean(str(given))}")
+            self.emit(f"info string {clean(format_go(limits, 'ugi'))}")
         self.engine.go(limits, self._info, self._bestmove)
 
-    def _info(self, info, pv: list[str]) -> None:
-        self.emit(format_info(info, pv))
+    def _info(self, info: Info) -> None:
+        self.emit(info.format())
 
     def _bestmove(self, best: str | None) -> None:
         self.emit(f"bestmove {best if best is not None else '(none)'}")
@@ -447,7 +381,7 @@ class Session:
         if not args:
             raise ProtocolError("syntax", "perft needs a depth")
         no_more(args[1:], "perft N")
-        depth = number(args[0], "perft depth", 0, MAX_PERFT)
+        depth = parse_int(args[0], "perft depth", 0, MAX_PERFT)
         rows, total = self.engine.perft(depth)
         lines = [f"{text}: {count}" for text, count in rows]
         if depth > 0:
@@ -469,7 +403,7 @@ class Session:
 
     def bench(self, args: list[str]) -> None:
         no_more(args[1:], "bench depth")
-        depth = number(args[0], "bench depth", 1, MAX_BENCH) if args else None
+        depth = parse_int(args[0], "bench depth", 1, MAX_BENCH) if args else None
         self.engine.bench(depth, self.emit)
 
     def set_debug(self, args: list[str]) -> None:

@@ -14,22 +14,42 @@ from zengine.engine.facade import (
     Engine,
     UnknownOption,
     options,
-    parse_int,
     pv_texts,
 )
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, PositionError, UnknownGameError
-from zengine.engine.search import Limits
+from zengine.engine.search import MAX_DEPTH
+from zengine.engine.values import GoLimits, Info
 from zengine.engine.variants import make_rules, variant_names
 
-
-def test_parse_int_is_ascii_digits_only() -> None:
-    assert [parse_int(t) for t in ("12", "-3", "+4", "007")] == [12, -3, 4, 7]
-    assert [parse_int(t) for t in ("", "1.5", "1e3", "\u0661", "0x1", " 1", "--1")] == [None] * 7
+#: The variants as users know them (the registry's order), written out independently of it.
+VARIANTS = ("zola", "zola-8", "zola-10", "zhadu", "zhadu-star")
 
 
-def test_options_follow_the_registry() -> None:
+def test_options_list_every_variant() -> None:
     variant = options()[0]
-    assert variant.name == "UCI_Variant" and variant.choices == tuple(variant_names())
+    assert (variant.name, variant.kind, variant.default) == ("UCI_Variant", "combo", "zola")
+    assert variant.choices == VARIANTS
+    for name in variant.choices:
+        engine = Engine()
+        engine.set_option("UCI_Variant", name.upper())
+        assert engine.rules.name == name
+
+
+@pytest.mark.parametrize(
+    "value,error",
+    [
+        ("\u0661", BadOptionSyntax),  # an Arabic-Indic digit is no number here
+        ("１６", BadOptionSyntax),  # nor are fullwidth digits
+        ("1.5", BadOptionSyntax),
+        ("9" * 5000, BadOptionValue),  # a clean range error, however long
+        ("-" + "9" * 5000, BadOptionValue),
+    ],
+)
+def test_spin_values_are_ascii_numbers_in_range(value: str, error: type) -> None:
+    engine = Engine()
+    with pytest.raises(error):
+        engine.set_option("Hash", value)
+    assert engine.option_value("Hash") == 16
 
 
 def test_history_counts_position_moves_and_played_moves() -> None:
@@ -70,9 +90,9 @@ def test_pv_texts_stop_at_the_first_illegal_move() -> None:
     assert state.history_length == 0
 
 
-def run_search(engine: Engine, limits: Limits) -> tuple[list, list[str | None], bool]:
+def run_search(engine: Engine, limits: GoLimits) -> tuple[list[Info], list[str | None], bool]:
     """Start a search; its infos, its bestmoves, and ``searching`` seen right after the bestmove."""
-    infos: list = []
+    infos: list[Info] = []
     done: list[str | None] = []
     reported = threading.Event()
 
@@ -80,7 +100,7 @@ def run_search(engine: Engine, limits: Limits) -> tuple[list, list[str | None], 
         done.append(best)
         reported.set()
 
-    engine.go(limits, lambda info, pv: infos.append((info, pv)), on_done)
+    engine.go(limits, infos.append, on_done)
     assert reported.wait(60)
     # a client that has read the bestmove must find the engine idle
     searching_after = engine.searching
@@ -92,16 +112,17 @@ def run_search(engine: Engine, limits: Limits) -> tuple[list, list[str | None], 
 def test_search_reports_once_and_leaves_the_position(variant: str) -> None:
     engine = Engine(variant)
     before = engine.position_text()
-    infos, done, searching_after = run_search(engine, Limits(depth=2))
+    infos, done, searching_after = run_search(engine, GoLimits(depth=2))
     assert len(done) == 1 and done[0] in engine.legal_moves()
-    assert infos and all(pv for _, pv in infos)
+    assert [info.depth for info in infos] == [1, 2] and all(info.pv for info in infos)
+    assert infos[-1].pv[0] == done[0]
     assert not searching_after and engine.position_text() == before
 
 
 def test_busy_while_searching_and_stop_waits() -> None:
     engine = Engine()
     done: list[str | None] = []
-    engine.go(Limits(infinite=True), lambda info, pv: None, done.append)
+    engine.go(GoLimits(infinite=True), lambda info: None, done.append)
     assert engine.searching and engine.search_unbounded
     for call in (
         lambda: engine.play(["a1xa2"]),
@@ -122,16 +143,69 @@ def test_finished_game_reports_none_on_the_spot() -> None:
     engine = Engine()
     engine.set_position("6/6/6/6/6/r5 b", [])
     done: list[str | None] = []
-    engine.go(Limits(), lambda info, pv: None, done.append)
+    engine.go(GoLimits(), lambda info: None, done.append)
     assert done == [None] and not engine.searching
 
 
-def test_unbounded_means_only_stop_ends_it() -> None:
-    from zengine.engine.facade import _unbounded
+@pytest.mark.parametrize(
+    "fen,limits",
+    [
+        ("6/6/6/6/b5/r5 b", GoLimits(p1time=1000)),  # Blue to move: only Red's clock is given
+        ("6/6/6/6/b5/r5 r", GoLimits(p2time=100_000)),  # Red to move: only Blue's clock
+    ],
+)
+def test_the_other_sides_clock_alone_is_unbounded(fen: str, limits: GoLimits) -> None:
+    engine = Engine()
+    engine.set_position(fen, [])
+    deepest = threading.Event()
+    done: list[str | None] = []
 
-    assert _unbounded(Limits(), 0) and _unbounded(Limits(infinite=True, depth=3), 1)
-    assert _unbounded(Limits(p1time=1000), 1) and not _unbounded(Limits(p1time=1000), 0)
-    assert not _unbounded(Limits(nodes=5), 0) and not _unbounded(Limits(movetime=5), 1)
+    def on_info(info: Info) -> None:
+        if info.depth == MAX_DEPTH:
+            deepest.set()
+
+    engine.go(limits, on_info, done.append)
+    assert engine.search_unbounded
+    # The mate is proven long before MAX_DEPTH: a bounded search would have reported by now.
+    assert deepest.wait(120)
+    assert engine.searching and done == []
+    engine.stop()
+    assert len(done) == 1 and done[0] in engine.legal_moves() and not engine.searching
+
+
+def test_searchmoves_texts_restrict_the_root() -> None:
+    engine = Engine()
+    infos, done, _ = run_search(engine, GoLimits(depth=2, searchmoves=("F6XE6", "f6xe6")))
+    assert done == ["f6xe6"] and all(info.pv[0] == "f6xe6" for info in infos)
+    for texts, error in [(("a1xa2", "zz"), InvalidMoveError), (("a1xb2",), IllegalMoveError)]:
+        with pytest.raises(error):
+            engine.go(GoLimits(depth=1, searchmoves=texts), lambda info: None, done.append)
+        assert not engine.searching and len(done) == 1
+
+
+def test_bugs_are_not_read_as_rejected_input(monkeypatch) -> None:
+    # Only the project's own errors mean "no": any other exception is a bug and surfaces.
+    class Bug(Exception):
+        pass
+
+    def broken(*args: object) -> None:
+        raise Bug("a bug")
+
+    engine = Engine()
+    monkeypatch.setattr(engine.state, "parse_move", broken)
+    with pytest.raises(Bug):
+        engine.is_legal("a1xa2")
+
+    engine = Engine()
+    monkeypatch.setattr(type(engine.rules), "evaluation", broken)
+    with pytest.raises(Bug):
+        engine.prepare()
+
+    engine = Engine("zhadu")
+    monkeypatch.setattr(type(engine.rules), "start", broken)
+    with pytest.raises(Bug):
+        engine.set_option("Zhadu Quiet", "50")
+    assert engine.rules.options["quiet"] == "100"
 
 
 def test_options_reach_the_searcher() -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import importlib.metadata
+import re
+import time
 
 import pytest
 from test_protocol_helpers import Script
 
 from zengine.engine.game import legal_moves_text
 from zengine.engine.perft import divide
+from zengine.engine.search import MAX_DEPTH, Searcher, SearchInfo
+from zengine.engine.values import GoLimits, Info, parse_info
 from zengine.engine.variants import make_rules, variant_names
 from zengine.protocol.session import CODES
 
@@ -176,6 +180,8 @@ ERRORS = [
     ([], "go searchmoves", "syntax"),
     ([], "go searchmoves a1xa2 zz", "syntax"),
     ([], "go searchmoves a1xa2 a1xb2", "illegal-move"),
+    ([], "go depth \u0661", "syntax"),
+    ([], "go nodes \uff11\uff10", "syntax"),
     ([], "perft", "syntax"),
     ([], "perft x", "syntax"),
     ([], "perft -1", "bad-value"),
@@ -196,7 +202,27 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("before,line,code", ERRORS)
+HUGE = "9" * 5000
+# Numbers of 5,000 digits: a clean range error wherever a number is read, never 'internal'.
+ERRORS += [
+    ([], f"go depth {HUGE}", "bad-value"),
+    ([], f"go nodes {HUGE}", "bad-value"),
+    ([], f"go wtime -{HUGE}", "bad-value"),
+    ([], f"go movestogo {HUGE}", "bad-value"),
+    ([], f"undo {HUGE}", "bad-value"),
+    ([], f"perft {HUGE}", "bad-value"),
+    ([], f"go perft {HUGE}", "bad-value"),
+    ([], f"bench {HUGE}", "bad-value"),
+    ([], f"setoption name Hash value {HUGE}", "bad-value"),
+    (["setup zhadu"], f"setoption name Zhadu Quiet value {HUGE}", "bad-value"),
+]
+
+
+@pytest.mark.parametrize(
+    "before,line,code",
+    ERRORS,
+    ids=[f"{line[:40]}{'...' if len(line) > 40 else ''}" for _, line, _ in ERRORS],
+)
 def test_each_error_is_one_line_and_changes_nothing(
     script: Script, before: list[str], line: str, code: str
 ) -> None:
@@ -208,6 +234,16 @@ def test_each_error_is_one_line_and_changes_nothing(
     assert reply[0].isprintable() and len(reply[0].split()) >= 3
     assert fen(script) == position and script.engine.state.history_length == history
     assert script.send("isready") == ["readyok"]
+
+
+def test_a_bug_is_one_internal_error_line_and_the_session_goes_on(
+    script: Script, monkeypatch
+) -> None:
+    def broken() -> list[str]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(script.engine, "legal_moves", broken)
+    assert script.send("legalmoves", "isready") == ["error internal a bug", "readyok"]
 
 
 def test_error_codes_are_the_specs() -> None:
@@ -436,7 +472,8 @@ def check_search(reply: list[str], state) -> str:
             "nps",
             "time",
         ], line
-        assert tokens[6] in ("cp", "mate") and int(tokens[7]) is not None
+        assert tokens[6] in ("cp", "mate") and re.fullmatch(r"-?[0-9]+", tokens[7]), line
+        assert tokens[6] == "cp" or tokens[7] not in ("0", "-0"), line  # no mate in 0
         rest = tokens[14:]
         if rest[:1] == ["hashfull"]:
             assert 0 <= int(rest[1]) <= 1000
@@ -494,13 +531,88 @@ def test_go_builds_the_limits(script: Script, monkeypatch) -> None:
         "go searchmoves a1xa2 a1xa2 b2xc2 depth 3",
     )
     bare, clocks, fixed, negative, moves = seen
-    assert vars(bare) == vars(type(bare)())
-    assert (clocks.p1time, clocks.p2time, clocks.p2inc, clocks.movestogo) == (20, 30, 8, 3)
-    assert (fixed.depth, fixed.nodes, fixed.movetime, fixed.infinite) == (4, 99, 5, True)
-    assert (negative.p1time, negative.p2time) == (0, 0)
-    state = make_rules("zola").start()
-    assert moves.searchmoves == [state.parse_move("a1xa2"), state.parse_move("b2xc2")]
-    assert moves.depth == 3
+    assert bare == GoLimits()
+    assert clocks == GoLimits(p1time=20, p2time=30, p2inc=8, movestogo=3)
+    assert fixed == GoLimits(depth=4, nodes=99, movetime=5, infinite=True)
+    assert negative == GoLimits(p1time=0, p2time=0)
+    # the texts as given: the facade makes moves of them (tests/test_facade.py)
+    assert moves == GoLimits(depth=3, searchmoves=("a1xa2", "a1xa2", "b2xc2"))
+
+
+def test_info_lines_are_what_the_search_reported(script: Script, monkeypatch) -> None:
+    # The line the engine writes is Info.format() of the search's report, and parse_info (the
+    # referee's reader) gives that Info back.
+    reported: list[SearchInfo] = []
+    search = Searcher.search
+
+    def recording(self, *args, on_info, **kwargs):
+        def record(info: SearchInfo) -> None:
+            reported.append(info)
+            on_info(info)
+
+        return search(self, *args, on_info=record, **kwargs)
+
+    monkeypatch.setattr(Searcher, "search", recording)
+    script.send("setup zhadu", "position startpos moves 1@b0 1@g0")
+    state = make_rules("zhadu").start()
+    for text in ("1@b0", "1@g0"):
+        state.play(state.parse_move(text))
+    lines = [line for line in script.search("go depth 4") if line.startswith("info ")]
+    assert len(lines) == len(reported) == 4
+    for line, found in zip(lines, reported):
+        texts = []
+        for move in found.pv:
+            texts.append(state.move_text(move))
+            state.play(move)
+        for _ in found.pv:
+            state.undo()
+        expected = Info(
+            depth=found.depth,
+            seldepth=found.seldepth,
+            score=found.score,
+            nodes=found.nodes,
+            nps=found.nps,
+            time_ms=found.time_ms,
+            hashfull=found.hashfull,
+            pv=tuple(texts),
+        )
+        assert line == expected.format()
+        assert parse_info(line) == expected
+
+
+def wait_for_line(script: Script, prefix: str, timeout: float = 120.0) -> list[str]:
+    """Every line printed until one starts with ``prefix`` (a generous deadline)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with script._lock:
+            lines = list(script.out)
+        if any(line.startswith(prefix) for line in lines):
+            return lines
+        time.sleep(0.05)
+    raise AssertionError(f"no line starting with {prefix!r}")
+
+
+@pytest.mark.parametrize(
+    "fen,go",
+    [
+        ("6/6/6/6/b5/r5 b", "go p1time 1000"),  # Blue to move: Red's clock bounds nothing
+        ("6/6/6/6/b5/r5 r", "go btime 100000"),  # Red to move: Blue's clock bounds nothing
+        ("6/6/6/6/b5/r5 r", "go infinite"),
+    ],
+)
+def test_a_search_unbounded_for_the_side_to_move_waits_like_infinite(
+    script: Script, fen: str, go: str
+) -> None:
+    script.send(f"position fen {fen}", go)
+    assert script.engine.search_unbounded
+    # The mate is proven by depth 3; the search goes on to its deepest iteration and waits.
+    lines = wait_for_line(script, f"info depth {MAX_DEPTH} ")
+    assert not any(line.startswith("bestmove") for line in lines)
+    assert script.engine.searching
+    reply = script.finish()  # end of input stops it, as it stops go infinite
+    state = make_rules("zola").parse_position(fen)
+    assert len(reply) == 1 and reply[0].split()[1] in legal_moves_text(state)
+    assert not script.engine.searching
 
 
 def test_mate_is_found_and_scored(script: Script) -> None:

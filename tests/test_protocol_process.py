@@ -11,6 +11,7 @@ import pytest
 from test_protocol_helpers import INFO_RE, zengine_path
 
 from zengine.engine.game import legal_moves_text, play_texts
+from zengine.engine.search import MAX_DEPTH
 from zengine.engine.variants import make_rules
 
 TIMEOUT = 60
@@ -183,6 +184,29 @@ def test_end_of_input_mid_search_prints_its_bestmove(go: str) -> None:
     assert child.before.strip() == ""
     child.wait()
     assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize(
+    "fen,go",
+    [
+        ("6/6/6/6/b5/r5 b", "go p1time 1000"),  # Blue to move: Red's clock bounds nothing
+        ("6/6/6/6/b5/r5 r", "go btime 100000"),  # Red to move: Blue's clock bounds nothing
+    ],
+)
+def test_end_of_input_stops_a_search_unbounded_for_the_side_to_move(fen: str, go: str) -> None:
+    child = spawn()
+    child.sendline(f"position fen {fen}")
+    child.sendline(go)
+    # The mate is proven by depth 3; the search goes on to its deepest iteration and waits.
+    while True:
+        line = read_line(child)
+        assert INFO_RE.match(line), line  # no bestmove before it is stopped
+        if line.startswith(f"info depth {MAX_DEPTH} "):
+            break
+    child.sendeof()
+    infos, best = read_search(child)
+    assert infos == [] and best in legal_moves_text(make_rules("zola").parse_position(fen))
+    assert finish(child, quit_first=False) == 0
 
 
 def test_quit_mid_search_prints_nothing_more() -> None:

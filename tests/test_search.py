@@ -12,8 +12,20 @@ import threading
 import pytest
 
 from zengine.engine.game import State
-from zengine.engine.search import MATE, Limits, Score, Searcher, SearchInfo, score_of
+from zengine.engine.search import MATE, MAX_DEPTH, Searcher, SearchInfo, SearchResult, score_of
+from zengine.engine.values import GoLimits, Score
 from zengine.engine.variants import make_rules, variant_names
+
+
+def search(
+    state: State,
+    limits: GoLimits,
+    searcher: Searcher | None = None,
+    **options,
+) -> SearchResult:
+    """``state`` searched with its game's evaluation (by a fresh searcher unless given)."""
+    searcher = searcher or Searcher()
+    return searcher.search(state, limits, state.rules.evaluation(), **options)
 
 
 def wins_within(state: State, plies: int, side: int) -> bool:
@@ -60,7 +72,7 @@ WIN_IN_TWO = [
 def test_finds_win_in_one(variant: str, text: str) -> None:
     state = position(variant, text)
     side = state.side_to_move
-    result = Searcher().search(state, Limits(depth=3))
+    result = search(state, GoLimits(depth=3))
     assert result.score == Score(mate=1)
     state.play(result.best)
     assert state.outcome() is not None and state.outcome().winner == side
@@ -71,17 +83,17 @@ def test_finds_win_in_two_and_the_loser_sees_it(variant: str, text: str) -> None
     state = position(variant, text)
     side = state.side_to_move
     assert wins_within(state, 3, side) and not wins_within(state, 1, side)
-    result = Searcher().search(state, Limits(depth=4))
+    result = search(state, GoLimits(depth=4))
     assert result.score == Score(mate=2)
     state.play(result.best)
     assert wins_within(state, 2, side)  # the move keeps the forced win
-    reply = Searcher().search(state, Limits(depth=3))
+    reply = search(state, GoLimits(depth=3))
     assert reply.score == Score(mate=-1)
 
 
 def test_loser_with_only_a_pass_sees_mate_minus_one() -> None:
     state = position("zola", "6/6/6/6/b5/r5 b")  # Blue a2 cannot move: pass, then a1xa2
-    result = Searcher().search(state, Limits(depth=3))
+    result = search(state, GoLimits(depth=3))
     assert state.move_text(result.best) == "pass"
     assert result.score == Score(mate=-1)
 
@@ -116,9 +128,11 @@ def test_always_a_legal_move_under_tiny_limits(variant: str) -> None:
     searcher = Searcher(hash_mb=1)
     for index, state in enumerate(random_positions(variant, 12, seed=len(variant))):
         before = (state.position_text(), state.key, state.history_length)
-        limits = [Limits(nodes=1), Limits(depth=1), Limits(movetime=0), Limits(nodes=50)][index % 4]
+        limits = [GoLimits(nodes=1), GoLimits(depth=1), GoLimits(movetime=0), GoLimits(nodes=50)][
+            index % 4
+        ]
         infos: list[SearchInfo] = []
-        result = searcher.search(state, limits, on_info=infos.append)
+        result = search(state, limits, searcher, on_info=infos.append)
         assert result.best in state.legal_moves()
         assert result.depth >= 1 and infos and infos[-1].pv[0] == result.best
         assert (state.position_text(), state.key, state.history_length) == before
@@ -127,22 +141,22 @@ def test_always_a_legal_move_under_tiny_limits(variant: str) -> None:
 def test_game_over_returns_none_without_info() -> None:
     state = position("zola", "6/6/6/6/6/r5 b")
     infos: list[SearchInfo] = []
-    result = Searcher().search(state, Limits(depth=3), on_info=infos.append)
+    result = search(state, GoLimits(depth=3), on_info=infos.append)
     assert result.best is None and infos == []
 
 
 def test_node_limit_is_exact_after_depth_one() -> None:
     state = make_rules("zola").start()
-    first = Searcher().search(state, Limits(depth=1)).nodes
+    first = search(state, GoLimits(depth=1)).nodes
     for limit in (first + 1, first + 333, 5000):
-        result = Searcher().search(state, Limits(nodes=limit))
+        result = search(state, GoLimits(nodes=limit))
         assert result.nodes == limit
 
 
 def test_depth_limit_and_info_lines() -> None:
     state = make_rules("zhadu").start()
     infos: list[SearchInfo] = []
-    result = Searcher().search(state, Limits(depth=3), on_info=infos.append)
+    result = search(state, GoLimits(depth=3), on_info=infos.append)
     assert [i.depth for i in infos] == [1, 2, 3] and result.depth == 3
     assert infos[-1].nodes == result.nodes and infos[-1].pv[0] == result.best
     assert all(i.seldepth >= i.depth for i in infos)
@@ -158,9 +172,7 @@ def test_stop_event_ends_an_infinite_search() -> None:
         if info.depth == 2:
             stop.set()
 
-    result = Searcher().search(
-        state, Limits(infinite=True), stop=stop, on_info=stop_after_depth_two
-    )
+    result = search(state, GoLimits(infinite=True), stop=stop, on_info=stop_after_depth_two)
     assert stop.is_set() and result.best in state.legal_moves()
     assert result.depth >= 2 and infos[-1].depth <= 3
 
@@ -171,28 +183,28 @@ def test_stop_set_before_still_completes_depth_one() -> None:
     )
     stop = threading.Event()
     stop.set()
-    result = Searcher().search(state, Limits(), stop=stop)
+    result = search(state, GoLimits(), stop=stop)
     assert result.depth == 1 and result.best in state.legal_moves()
 
 
 def test_zero_clock_moves_after_depth_one() -> None:
     state = make_rules("zola").start()
-    result = Searcher().search(state, Limits(p1time=-5, p2time=1000))
+    result = search(state, GoLimits(p1time=-5, p2time=1000))
     assert result.depth == 1 and result.best in state.legal_moves()
 
 
 def test_searchmoves_restricts_the_root() -> None:
     state = make_rules("zola").start()
     only = state.parse_move("f6xe6")
-    result = Searcher().search(state, Limits(depth=3, searchmoves=[only]))
+    result = search(state, GoLimits(depth=3), moves=[only])
     assert result.best == only
 
 
 @pytest.mark.parametrize("variant", variant_names())
 def test_fixed_depth_is_deterministic(variant: str) -> None:
     state = random_positions(variant, 1, seed=7)[0]
-    first = Searcher().search(state, Limits(depth=3))
-    second = Searcher().search(state, Limits(depth=3))
+    first = search(state, GoLimits(depth=3))
+    second = search(state, GoLimits(depth=3))
     assert (first.best, first.nodes, first.pv) == (second.best, second.nodes, second.pv)
 
 
@@ -200,8 +212,8 @@ def test_seed_varies_reproducibly() -> None:
     state = make_rules("zola").start()
     choices = set()
     for seed in range(1, 9):
-        a = Searcher(seed=seed).search(state, Limits(depth=2))
-        b = Searcher(seed=seed).search(state, Limits(depth=2))
+        a = search(state, GoLimits(depth=2), Searcher(seed=seed))
+        b = search(state, GoLimits(depth=2), Searcher(seed=seed))
         assert (a.best, a.nodes) == (b.best, b.nodes)
         choices.add(a.best)
     assert len(choices) > 1  # the start is symmetric: many moves are equal
@@ -210,31 +222,135 @@ def test_seed_varies_reproducibly() -> None:
 def test_clear_and_resize_keep_results() -> None:
     state = make_rules("zola").start()
     searcher = Searcher(hash_mb=2)
-    first = searcher.search(state, Limits(depth=3))
+    first = search(state, GoLimits(depth=3), searcher)
     searcher.set_hash(4)
-    again = searcher.search(state, Limits(depth=3))
+    again = search(state, GoLimits(depth=3), searcher)
     searcher.clear()
-    third = searcher.search(state, Limits(depth=3))
+    third = search(state, GoLimits(depth=3), searcher)
     assert first.nodes == again.nodes == third.nodes and first.best == third.best
 
 
 def test_repetition_on_the_path_is_a_draw_not_a_loop() -> None:
     # Two lone stones each: any quiet shuffle repeats; the search must still end and move.
     state = position("zhadu", "1a0,123a1/1h0,123h1 w 3/3 0 40")
-    result = Searcher().search(state, Limits(depth=6))
+    result = search(state, GoLimits(depth=6))
     assert result.best in state.legal_moves()
 
 
-def test_switching_variants_with_shared_keys_forgets_the_table() -> None:
-    # zhadu and zhadu-star give a position the same key but different moves: a table move
-    # from one must never be played in the other.
+@pytest.fixture
+def only_legal_plays(monkeypatch):
+    """Make every game's ``play`` fail the test when given a move not legal in the position."""
+    for cls in {type(make_rules(variant).start()) for variant in variant_names()}:
+        original = cls.play
+
+        def checked(self, move: int, original=original) -> None:
+            assert move in self.legal_moves(), f"{move} is not legal in {self.position_text()}"
+            original(self, move)
+
+        monkeypatch.setattr(cls, "play", checked)
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_an_illegal_table_move_is_never_played(variant: str, only_legal_plays) -> None:
+    # Poison the table: the root and every position one ply on get an entry with a well-formed
+    # move of the game that is not legal there (as a key collision would bring); the search
+    # meets them from depth 2 on, and the pv walk at depth 1.
+    state = random_positions(variant, 1, seed=11)[0]
+    searcher = Searcher()
+    table, mask = searcher._table, searcher._mask
+    foreign = make_rules(variant).start().legal_moves()
+
+    def poison(at: State) -> None:
+        illegal = next(m for m in foreign if m not in at.legal_moves())
+        table[at.key & mask] = (at.key, 0, 0, 0, illegal)
+
+    poison(state)
+    for move in state.legal_moves():
+        state.play(move)
+        if state.outcome() is None:
+            poison(state)
+        state.undo()
+    infos: list[SearchInfo] = []
+    result = search(state, GoLimits(depth=3), searcher, on_info=infos.append)
+    assert result.best in state.legal_moves()
+    for info in infos:  # each pv is a line of legal moves (``play`` checks them)
+        for move in info.pv:
+            state.play(move)
+        for _ in info.pv:
+            state.undo()
+
+
+def test_shared_keys_of_two_variants_never_give_an_illegal_move(only_legal_plays) -> None:
+    # One searcher over the same position text in variants with other moves: whatever the
+    # table remembers from one variant, the other only ever plays its own legal moves.
     text = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
     searcher = Searcher()
     for variant in ("zhadu", "zhadu-star", "zhadu", "zhadu-star"):
         state = position(variant, text)
-        fresh = Searcher().search(state, Limits(depth=4))
-        result = searcher.search(state, Limits(depth=4))
-        assert (result.best, result.nodes) == (fresh.best, fresh.nodes)
+        result = search(state, GoLimits(depth=4), searcher)
+        assert result.best in state.legal_moves()
+
+
+def search_in_thread(state: State, limits: GoLimits, until_depth: int):
+    """Start an unbounded search on a thread; wait (generously) for its info of ``until_depth``.
+
+    Returns the thread, the stop event, the infos so far and a list that gets the result.
+    """
+    stop = threading.Event()
+    reached = threading.Event()
+    infos: list[SearchInfo] = []
+    results: list[SearchResult] = []
+
+    def on_info(info: SearchInfo) -> None:
+        infos.append(info)
+        if info.depth >= until_depth:
+            reached.set()
+
+    def run() -> None:
+        results.append(search(state, limits, stop=stop, on_info=on_info))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert reached.wait(120), "the search never got that deep"
+    return thread, stop, infos, results
+
+
+@pytest.mark.parametrize(
+    "text,limits",
+    [
+        ("6/6/6/6/b5/r5 b", GoLimits(p1time=1000)),  # Blue to move: Red's clock bounds nothing
+        ("6/6/6/6/b5/r5 r", GoLimits(p2time=100_000)),  # Red to move: Blue's clock
+        ("6/6/6/6/b5/r5 r", GoLimits(infinite=True, depth=2)),
+    ],
+)
+def test_unbounded_search_waits_for_stop_even_after_a_proven_mate(
+    text: str, limits: GoLimits
+) -> None:
+    state = position("zola", text)
+    assert limits.unbounded(state.side_to_move)
+    # The mate (for or against the side to move) is proven by depth 3; a bounded search would
+    # have returned then. This one goes on to MAX_DEPTH (or its depth) and waits there.
+    deepest = limits.depth or MAX_DEPTH
+    thread, stop, infos, results = search_in_thread(state, limits, deepest)
+    assert infos[-1].score.mate is not None and infos[-1].depth == deepest
+    assert thread.is_alive() and not results  # still waiting for stop
+    stop.set()
+    thread.join(60)
+    assert not thread.is_alive() and results[0].best in state.legal_moves()
+    assert results[0].best == infos[-1].pv[0]
+
+
+def test_bounded_search_ends_after_a_proven_mate() -> None:
+    state = position("zola", "6/6/6/6/b5/r5 r")
+    infos: list[SearchInfo] = []
+    result = search(state, GoLimits(p1time=100_000), on_info=infos.append)
+    assert result.score == Score(mate=1) and result.depth == infos[-1].depth < MAX_DEPTH
+
+
+def test_unbounded_search_needs_a_stop_event() -> None:
+    state = make_rules("zola").start()
+    with pytest.raises(ValueError):
+        search(state, GoLimits(p2time=1000))
 
 
 @pytest.mark.slow

@@ -28,8 +28,8 @@ import click
 
 from zengine.engine.game import GameError, State
 from zengine.engine.parallel import parallel_map
-from zengine.engine.search import Limits, Searcher
-from zengine.engine.values import MAX_MS
+from zengine.engine.search import Searcher
+from zengine.engine.values import MAX_MS, GoLimits
 from zengine.engine.variants import GAMES, make_rules
 
 #: A game longer than this many plies is adjudicated a draw (the rules end every Zola game,
@@ -92,12 +92,12 @@ def greedy_mover(rng: random.Random) -> Mover:
     return move
 
 
-def engine_mover(limits: Limits) -> Mover:
+def engine_mover(limits: GoLimits) -> Mover:
     """The engine with a table kept over the game (as in a real game), Seed 0."""
     searcher = Searcher(hash_mb=16, seed=0, overhead_ms=0)
 
     def move(state: State) -> int:
-        result = searcher.search(state.copy(), limits)
+        result = searcher.search(state.copy(), limits, state.rules.evaluation())
         assert result.best is not None
         return result.best
 
@@ -107,9 +107,9 @@ def engine_mover(limits: Limits) -> Mover:
 def make_mover(player: Player, rng: random.Random) -> Mover:
     """A move function for a player description."""
     if player.kind == "engine-time":
-        return engine_mover(Limits(movetime=player.value))
+        return engine_mover(GoLimits(movetime=player.value))
     if player.kind == "engine-depth":
-        return engine_mover(Limits(depth=player.value))
+        return engine_mover(GoLimits(depth=player.value))
     if player.kind == "random":
         return random_mover(rng)
     if player.kind == "greedy":
@@ -119,7 +119,7 @@ def make_mover(player: Player, rng: random.Random) -> Mover:
 
 def decided(state: State) -> bool:
     """Whether a short search (depth 4) already finds a forced result for either side."""
-    result = Searcher(hash_mb=4).search(state.copy(), Limits(depth=4))
+    result = Searcher(hash_mb=4).search(state.copy(), GoLimits(depth=4), state.rules.evaluation())
     return result.score.mate is not None
 
 
