@@ -103,6 +103,16 @@ def test_rating_interval_zero_prints_no_elo_line_and_sprt_comes_with_elo():
     assert lines[first].startswith("Elo difference: 190.8 +/- ")
 
 
+def test_the_sprt_decision_is_told_at_once_with_its_elo():
+    results = [Result.P1_WIN, Result.P2_WIN] * 30  # engine 0 wins every game
+    sprt = SprtConfig(elo0=0, elo1=50)
+    lines = play(LiveOutput(progress=False), games(results), interval=0, sprt=sprt)
+    decided = [line for line in lines if line.startswith("SPRT: llr ")]
+    assert len(decided) == 1 and decided[0].endswith(" - H1 was accepted")
+    before = lines[lines.index(decided[0]) - 1]
+    assert before.startswith("Elo difference: ") and "LOS: 100.0 %" in before
+
+
 def test_no_complete_pair_yet_is_said():
     lines = play(LiveOutput(progress=False), games([Result.DRAW]), interval=1)
     assert lines[-1] == "Elo difference: - (no complete pair yet), LOS: -, DrawRatio: 100.0 %"

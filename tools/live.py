@@ -9,8 +9,8 @@ is there::
     Elo difference: 31.4 +/- 45.2, LOS: 91.3 %, DrawRatio: 20.0 %
 
 ``Score of`` follows every game of a two-engine match; every ``rating_interval`` games (0 =
-never) comes the Elo line and, with an SPRT, its ``SPRT: llr ...`` line, or for a tournament
-a ranking of the engines against the field.
+never) comes the Elo line and, with an SPRT, its ``SPRT: llr ...`` line (also at once when the
+SPRT decides), or for a tournament a ranking of the engines against the field.
 
 The progress bar is drawn on stderr only when stderr is a terminal (never into a pipe or a
 log), by tqdm: the games done, the elapsed time, an estimate of the time left, the games in
@@ -96,6 +96,7 @@ class LiveOutput:
         self.running = 0
         #: Redraws of the bar by the timer (what shows the clock moving).
         self.ticks = 0
+        self._told_decision = False
         self._names: tuple[str, ...] = ()
         self._total = 0
         self._tally = MatchTally(0)
@@ -160,8 +161,12 @@ class LiveOutput:
                 f"Score of {self._names[0]} vs {self._names[1]}: "
                 f"{wdl.wins} - {wdl.losses} - {wdl.draws}  [{ratio:.3f}] {wdl.games}"
             )
-        if self.rating_interval and tally.games % self.rating_interval == 0:
+        interval = bool(self.rating_interval) and tally.games % self.rating_interval == 0
+        # The SPRT's decision is told at once (once), with the Elo it was reached at.
+        decided = sprt is not None and sprt.verdict is not None and not self._told_decision
+        if interval or decided:
             lines += self.rating_lines(tally, sprt)
+            self._told_decision = self._told_decision or decided
         return lines
 
     # --- the run -----------------------------------------------------------------------------
