@@ -40,7 +40,6 @@ from zengine.tools.config import (
 from zengine.tools.records import (
     GameRecord,
     RecordError,
-    pgn_text,
     read_games,
     reason_text,
     rewrite_games,
@@ -480,16 +479,6 @@ def _record(**kw) -> GameRecord:
     )
     base.update(kw)
     return GameRecord(**base)  # type: ignore[arg-type]
-
-
-def test_pgn_text():
-    text = pgn_text(_record()).replace("\n", " ")
-    assert '[Variant "zola size 6"]' in text and '[Termination "normal"]' in text
-    assert '[TimeControl "10+0.1"]' in text and '[FEN "brbrbr/' in text
-    assert '[Opening "a1xa2"]' in text and '[Result "1-0"]' in text
-    assert (
-        "1. a1xa2 {opening} b2xa2 {0.120s -35/4} 2. c1xb1 {0.005s} d1xc1 {0.007s #3/9} 1-0" in text
-    )
 
 
 def test_record_json_keeps_its_fields_and_reads_back():

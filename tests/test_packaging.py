@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 import pytest
+import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,8 +116,10 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
             check=True,
         ).stdout.strip()
     )
-    # click, the one runtime dependency, copied from this environment: the test stays offline.
-    shutil.copytree(Path(click.__file__).parent, site / "click")
+    # click and tqdm, the runtime dependencies, copied from this environment: the test stays
+    # offline.
+    for package in (click, tqdm):
+        shutil.copytree(Path(package.__file__).parent, site / package.__name__)
     for built in (_neighbour_wheel(tmp_path), wheel):
         subprocess.run(
             [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", built],
@@ -132,6 +135,11 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
         done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[0] == "Nodes searched: 46472"
+    # The referee loads with its own dependencies.
+    done = subprocess.run(
+        [env / "bin" / "zengine", "match", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and "--ratinginterval" in done.stdout, done.stderr
     neighbour = subprocess.run(
         [python, "-c", "import engine, tools; print(engine.NEIGHBOUR)"],
         capture_output=True,

@@ -34,27 +34,73 @@ def test_pentanomial_counts():
     assert stats.pentanomial(pairs) == [1, 1, 2, 1, 1]
 
 
+def _by_hand(counts: list[float]) -> tuple[float, float, float]:
+    """mu, se and the Elo margin of (already regularised) pentanomial counts, written out."""
+    n = sum(counts)
+    scores = [0, 0.25, 0.5, 0.75, 1]
+    mu = sum(c * a for c, a in zip(counts, scores)) / n
+    var = sum(c * (a - mu) ** 2 for c, a in zip(counts, scores)) / n
+    se = math.sqrt(var / n)
+    # d elo / d mu = 400 / (ln 10 mu (1 - mu))
+    return mu, se, 1.959964 * se * 400 / (math.log(10) * mu * (1 - mu))
+
+
 def test_elo_interval_and_los_by_hand():
-    # Pairs [LL, LD, LW+DD, DW, WW] = [1, 1, 4, 3, 1]: per-game scores 0, .25, .5, .75, 1.
-    # mu = (0.25 + 2 + 2.25 + 1) / 10 = 0.55
-    # var = .1*.55^2 + .1*.3^2 + .4*.05^2 + .3*.2^2 + .1*.45^2 = 0.0725; se = sqrt(0.0725/10)
+    # Pairs [LL, LD, LW+DD, DW, WW] = [1, 1, 4, 3, 1] plus the prior 0.2 in each cell:
+    # [1.2, 1.2, 4.2, 3.2, 1.2], 11 pairs; per-game scores 0, .25, .5, .75, 1.
+    # mu = (0.3 + 2.1 + 2.4 + 1.2) / 11 = 6 / 11 = 0.545454...
     est = stats.elo_estimate([1, 1, 4, 3, 1])
-    se = math.sqrt(0.0725 / 10)
-    assert est.score == pytest.approx(0.55)
-    assert est.elo == pytest.approx(-400 * math.log10(1 / 0.55 - 1))  # 34.86
-    assert est.elo == pytest.approx(34.860, abs=1e-3)
-    assert est.low == pytest.approx(-400 * math.log10(1 / (0.55 - 1.959964 * se) - 1), abs=1e-3)
-    assert est.high == pytest.approx(-400 * math.log10(1 / (0.55 + 1.959964 * se) - 1), abs=1e-3)
-    assert (est.low, est.high) == (pytest.approx(-82.74, abs=0.05), pytest.approx(161.4, abs=0.1))
-    # LOS = Phi(0.05 / se) = Phi(0.58722) = 0.72147
-    assert est.los == pytest.approx(0.72147, abs=1e-4)
-    assert stats.elo_estimate([0, 0, 0, 0, 0]) is None
+    mu, se, margin = _by_hand([1.2, 1.2, 4.2, 3.2, 1.2])
+    assert mu == pytest.approx(6 / 11)
+    assert est.score == pytest.approx(mu) and est.pairs == 10
+    assert est.elo == pytest.approx(-400 * math.log10(1 / mu - 1))
+    assert est.elo == pytest.approx(31.68, abs=0.01)
+    assert (est.low, est.high) == (pytest.approx(est.elo - margin), pytest.approx(est.elo + margin))
+    assert est.margin == pytest.approx(margin) and margin == pytest.approx(115.25, abs=0.01)
+    # LOS = Phi((mu - 0.5) / se)
+    assert est.los == pytest.approx(0.5 * (1 + math.erf((mu - 0.5) / (se * math.sqrt(2)))))
+    assert est.los == pytest.approx(0.7060, abs=1e-4)
+    # A large sample hardly feels the prior: the interval is then close to mapping
+    # mu +- 1.96 se through the Elo function.
+    big = stats.elo_estimate([100, 100, 400, 300, 100])
+    assert big.elo == pytest.approx(stats.elo(0.55), abs=0.2)
+    mu, se, _ = _by_hand([100, 100, 400, 300, 100])
+    assert big.low == pytest.approx(stats.elo(mu - 1.959964 * se), abs=0.5)
+    assert big.high == pytest.approx(stats.elo(mu + 1.959964 * se), abs=0.5)
+
+
+@pytest.mark.parametrize(
+    "penta,elo,margin",
+    [
+        # 2-0-2 in four games as two even pairs: the interval had zero width.
+        ([0, 0, 2, 0, 0], 0.0, 160.5),
+        # 2-0-2 as one pair won twice and one lost twice: the same score, more spread.
+        ([1, 0, 0, 0, 1], 0.0, 358.9),
+        # One 2-0 pair: was +inf (95%: +inf .. +inf).
+        ([0, 0, 0, 0, 1], 190.8, 454.0),
+        # All wins, all draws.
+        ([0, 0, 0, 0, 10], 528.9, 423.4),
+        ([0, 0, 10, 0, 0], 0.0, 43.8),
+    ],
+    ids=["2-0-2 even pairs", "2-0-2 split pairs", "2-0", "all wins", "all draws"],
+)
+def test_small_samples_give_finite_intervals_of_some_width(penta, elo, margin):
+    est = stats.elo_estimate(penta)
+    mu, _se, by_hand = _by_hand([c + 0.2 for c in penta])
+    assert est.elo == pytest.approx(stats.elo(mu)) and est.margin == pytest.approx(by_hand)
+    assert est.elo == pytest.approx(elo, abs=0.1) and est.margin == pytest.approx(margin, abs=0.1)
+    assert math.isfinite(est.low) and math.isfinite(est.high) and est.low < est.elo < est.high
+
+
+def test_no_pair_no_estimate():
+    # 0-0-0: nothing to estimate (the prior alone is not a result).
+    assert stats.elo_estimate([0, 0, 0, 0, 0]) is None and stats.los([0, 0, 0, 0, 0]) is None
 
 
 def test_los_extremes():
     assert stats.los([0, 0, 5, 0, 0]) == 0.5
-    assert stats.los([0, 0, 0, 0, 5]) == 1.0
-    assert stats.los([5, 0, 0, 0, 0]) == 0.0
+    assert stats.los([0, 0, 0, 0, 5]) > 0.99 and stats.los([5, 0, 0, 0, 0]) < 0.01
+    assert stats.los([0, 0, 0, 0, 5]) == pytest.approx(1 - stats.los([5, 0, 0, 0, 0]))
 
 
 def test_sprt_llr_binomial_is_the_classical_sprt():

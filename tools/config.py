@@ -81,6 +81,12 @@ def parse_concurrency(text: str) -> int:
     return _int("--concurrency", text, 1, MAX_CONCURRENCY)
 
 
+def parse_rating_interval(text: str) -> int:
+    """``--ratinginterval N``: games between the live Elo lines, 0 = none (``--resume`` takes
+    it too: it changes only what is printed)."""
+    return _int("--ratinginterval", text, 0, MAX_GAMES)
+
+
 def _real(what: str, text: str) -> float:
     """A finite real number (a sign and an exponent are fine)."""
     try:
@@ -617,6 +623,8 @@ class MatchConfig:
     out: str | None = None
     event: str = "zengine match"
     debug: bool = False
+    #: Games between the live Elo lines (``--ratinginterval``; 0 = none).
+    rating_interval: int = 10
 
     def __post_init__(self) -> None:
         if len(self.engines) < 2:
@@ -638,6 +646,8 @@ class MatchConfig:
             raise ConfigError(f"--concurrency must be 1 to {MAX_CONCURRENCY}")
         if not 0 <= self.seed <= MAX_NODES:
             raise ConfigError(f"--seed must be 0 to {MAX_NODES}")
+        if not 0 <= self.rating_interval <= MAX_GAMES:
+            raise ConfigError(f"--ratinginterval must be 0 to {MAX_GAMES}")
         self.make_rules()
 
     def make_rules(self) -> Rules:
@@ -672,6 +682,7 @@ class MatchConfig:
             "out": self.out,
             "event": self.event,
             "debug": self.debug,
+            "ratinginterval": self.rating_interval,
         }
 
     @staticmethod
@@ -710,6 +721,8 @@ class MatchConfig:
             out=None if data.get("out") is None else str(data["out"]),
             event=str(data.get("event", "zengine match")),
             debug=_json_bool(data, "debug"),
+            # Older folders have none: the default.
+            rating_interval=_json_int({"ratinginterval": 10, **data}, "ratinginterval"),
         )
 
 
@@ -796,6 +809,7 @@ OPTIONS: dict[str, int | None] = {
     "timeout": None,
     "event": 1,
     "debug": 0,
+    "ratinginterval": 1,
 }
 
 
@@ -891,6 +905,8 @@ def parse_command_line(args: list[str]) -> MatchConfig:
             settings[name] = _int(f"--{name}", words[0], 1, MAX_GAMES)
         elif name == "concurrency":
             settings[name] = parse_concurrency(words[0])
+        elif name == "ratinginterval":
+            settings["rating_interval"] = parse_rating_interval(words[0])
         elif name == "seed":
             settings[name] = _int("--seed", words[0], 0, MAX_NODES)
         elif name == "maxplies":
@@ -927,7 +943,9 @@ def parse_command_line(args: list[str]) -> MatchConfig:
         elif name in ("out", "event"):
             settings[name] = words[0]
         elif name == "resume":
-            raise ConfigError("--resume DIR takes no other option except --concurrency")
+            raise ConfigError(
+                "--resume DIR takes no other option except --concurrency and --ratinginterval"
+            )
 
     if not engines:  # the demonstration
         engines = [{}, {}]

@@ -25,6 +25,7 @@ from zengine.tools.config import (
     ConfigError,
     parse_command_line,
     parse_concurrency,
+    parse_rating_interval,
     split_options,
 )
 from zengine.tools.live import LiveOutput, print_line
@@ -45,7 +46,9 @@ def run_match(
     options = split_options(args)
     resume = [words for name, words in options if name == "resume"]
     if resume:
-        extra = [name for name, _ in options if name not in ("resume", "concurrency")]
+        extra = [
+            name for name, _ in options if name not in ("resume", "concurrency", "ratinginterval")
+        ]
         if extra:
             raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
         out_dir = Path(resume[0][0])
@@ -53,6 +56,8 @@ def run_match(
         for name, words in options:
             if name == "concurrency":
                 config = replace(config, concurrency=parse_concurrency(words[0]))
+            elif name == "ratinginterval":
+                config = replace(config, rating_interval=parse_rating_interval(words[0]))
     else:
         config = parse_command_line(args)
         out_dir = new_out_dir(config.out)
@@ -97,6 +102,7 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --concurrency N         games at once, each with its own engine processes
 --openings random plies=N | file=PATH [order=sequential|random] [start=K] | none
 --seed N                the schedule's seed (drawn and printed if absent)
+--ratinginterval N      an Elo line every N games (default 10, 0 = none)
 --maxplies N            draw after N plies (default 1000, 0 = off)
 --resign movecount=N score=CP [twosided=true]
 --draw movenumber=N movecount=N score=CP

@@ -1,5 +1,5 @@
-"""Game records: typed in memory, JSON lines on disk (the authority, used by ``--resume``), and a
-PGN-like text.
+"""Game records: typed in memory, JSON lines on disk (the authority, used by ``--resume``), and
+PGN for rating tools and people.
 
 Each finished game is one JSON object on one line, appended with flush + fsync. A referee
 killed mid-write leaves at most a truncated last line, which :func:`read_games` ignores (and
@@ -12,15 +12,18 @@ else an ending is a :class:`values.Outcome`.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from zengine.engine.game import Rules
+from zengine.engine.game import GameError, Rules
 from zengine.engine.values import Outcome, Result, Score, Termination, TextError
+from zengine.engine.variants import resolve, rules_class
 from zengine.tools.config import MatchConfig
 from zengine.tools.referee import PlayedGame
 from zengine.tools.schedule import ScheduledGame
@@ -284,74 +287,209 @@ def rewrite_games(jsonl_path: str, pgn_path: str, games: Iterable[GameRecord]) -
 
 
 # --- PGN --------------------------------------------------------------------------------------------
+#
+# What rating tools (Ordo, BayesElo) and cutechess users expect: the Seven Tag Roster first,
+# White = the game's player 1 and Black = player 2 whatever the game calls its colours,
+# cutechess's time-control tags and move comments, tag values escaped per the PGN standard,
+# movetext lines under 80 columns.
+
+#: The widest movetext line: PGN export format keeps lines under 80 columns.
+PGN_WIDTH = 79
+#: Characters no PGN string or comment may hold (they would break the line or the token):
+#: control characters, line and paragraph separators, lone surrogates (unwritable as UTF-8).
+_UNWRITABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})
+_REPLACEMENT = "\ufffd"
+
+
+def _writable(text: str) -> str:
+    """``text`` with every character a PGN line cannot carry replaced by U+FFFD."""
+    if text.isprintable() and text.isascii():  # the usual case, at once
+        return text
+    return "".join(_REPLACEMENT if unicodedata.category(c) in _UNWRITABLE else c for c in text)
+
+
+def tag_value(text: str) -> str:
+    """A PGN tag's string: backslash and double quote escaped by a backslash (the standard's
+    only escapes), unwritable characters replaced, so the tag is one well-formed line."""
+    return _writable(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _tag(name: str, value: Any) -> str:
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'[{name} "{text}"]'
+    return f'[{name} "{tag_value(str(value))}"]'
 
 
-def _comment(time_ms: int, score: Score | None, depth: int | None) -> str:
-    """``{0.123s +35/4}``: think time, score from the mover's view (``#3`` a mate), depth."""
-    parts = [f"{time_ms / 1000:.3f}s"]
-    if score is not None:
-        text = f"#{score.mate}" if score.mate is not None else f"{score.cp:+d}"
-        if depth is not None:
-            text += f"/{depth}"
-        parts.append(text)
-    return "{" + " ".join(parts) + "}"
+def _comment_text(text: str) -> str:
+    """Text for a ``{...}`` comment, which ends at the first ``}``: braces are replaced too
+    (some readers, cutechess's among them, count nested ``{`` as well)."""
+    return _writable(text).replace("}", _REPLACEMENT).replace("{", _REPLACEMENT)
 
 
-def pgn_text(record: GameRecord) -> str:
-    """A game record as PGN-like text: tags, then numbered moves with ``{time score}`` comments.
+def _seconds(ms: int) -> str:
+    """Think time as cutechess writes it: more decimals for shorter times, ``0s`` for none."""
+    if ms == 0:
+        return "0s"
+    decimals = 3 if ms < 100 else 2 if ms < 1000 else 1 if ms < 10_000 else 0
+    return f"{ms / 1000:.{decimals}f}s"
 
-    Move numbers count full moves from the game's start position (the opening moves are in the
-    Opening tag and also played out, marked by a comment ``{opening}`` after them).
-    """
+
+def move_comment(time_ms: int, score: Score | None, depth: int | None) -> str:
+    """A move's comment as cutechess writes it: ``+0.46/3 0.47s`` (score in pawns from the
+    mover's view, ``+M3``/``-M3`` for mates, depth, think time); ``0.47s`` without a score."""
+    if score is None:
+        return _seconds(time_ms)
+    text = score.pawns_text()
+    if depth is not None:
+        text += f"/{depth}"
+    return f"{text} {_seconds(time_ms)}"
+
+
+@functools.lru_cache(maxsize=64)
+def _colours(variant_name: str) -> tuple[str, str] | None:
+    """The game's names of its two players (``Red``, ``Blue``), None if the game is unknown
+    here (a record of a game no longer installed still gets its PGN)."""
+    try:
+        game, _options = resolve(variant_name)
+        return rules_class(game).player_names
+    except GameError:
+        return None
+
+
+@dataclass(frozen=True)
+class SideLimits:
+    """One engine's limits as the PGN tags show them: the clock as cutechess writes it
+    (``40/60+0.5``, ``0.5/move`` for a fixed time per move, ``-`` for none) and the fixed
+    depth and node limits."""
+
+    clock: str = "-"
+    depth: str | None = None
+    nodes: str | None = None
+
+    @staticmethod
+    def parse(text: str) -> SideLimits:
+        """The limits of one engine's part of a record's ``time_control`` (the words of
+        ``EngineLimits.text()``: ``10+0.1 depth=3``, ``st=0.5``, ``nodes=500``, ``-``)."""
+        clock, depth, nodes = "-", None, None
+        for word in text.split():
+            key, sep, value = word.partition("=")
+            if not sep:
+                clock = word if word != "-" else clock
+            elif key == "st":
+                clock = f"{value}/move"
+            elif key == "depth":
+                depth = value
+            elif key == "nodes":
+                nodes = value
+        return SideLimits(clock, depth, nodes)
+
+
+def limit_tags(time_control: str) -> list[tuple[str, str]]:
+    """``TimeControl`` (or cutechess's ``WhiteTimeControl``/``BlackTimeControl`` when the two
+    engines' clocks differ), then ``Depth``/``Nodes`` (or ``White...``/``Black...``) for fixed
+    search limits. ``time_control`` is a record's: one engine's limits, or ``p1 : p2``."""
+    parts = time_control.split(" : ")
+    white = SideLimits.parse(parts[0])
+    black = SideLimits.parse(parts[1]) if len(parts) == 2 else white
+    tags: list[tuple[str, str]] = []
+    for name in ("clock", "depth", "nodes"):
+        tag = "TimeControl" if name == "clock" else name.capitalize()
+        mine, theirs = getattr(white, name), getattr(black, name)
+        if mine == theirs:
+            if mine is not None:
+                tags.append((tag, mine))
+            continue
+        for side, value in (("White", mine), ("Black", theirs)):
+            if value is not None:
+                tags.append((side + tag, value))
+    return tags
+
+
+def pgn_tags(record: GameRecord) -> list[tuple[str, str]]:
+    """A record's tag pairs, the Seven Tag Roster first, in the order they are written."""
     tags = [
         ("Event", record.event),
-        ("Round", f"{record.round + 1}.{record.id + 1}"),
+        ("Site", "?"),
         ("Date", record.date),
+        ("Round", f"{record.round + 1}.{record.id + 1}"),
+        ("White", record.p1),
+        ("Black", record.p2),
+        ("Result", record.result.pgn),
         ("Variant", record.variant),
         ("P1", record.p1),
         ("P2", record.p2),
-        ("Result", record.result.pgn),
+    ]
+    colours = _colours(record.variant_name)
+    if colours is not None and colours != ("White", "Black"):
+        tags += [("WhiteColour", colours[0]), ("BlackColour", colours[1])]
+    tags += [
         ("Termination", record.termination.value),
         ("Reason", record.reason),
         ("Opening", record.opening),
+        ("SetUp", "1"),
         ("FEN", record.start_fen),
-        ("TimeControl", record.time_control),
-        ("PlyCount", len(record.opening_moves) + len(record.moves)),
-        ("GameId", record.id),
+        *limit_tags(record.time_control),
+        ("PlyCount", str(len(record.opening_moves) + len(record.moves))),
+        ("GameId", str(record.id)),
     ]
-    lines = [_tag(k, v) for k, v in tags]
+    return tags
+
+
+def _comment_words(text: str) -> list[str]:
+    """A comment as wrappable tokens (a brace comment may span lines); a word too long for a
+    line is cut, which only a comment may suffer."""
+    words = []
+    for word in f"{{{_comment_text(text)}}}".split():
+        while len(word) >= PGN_WIDTH:  # room for the indent of _wrap
+            words.append(word[: PGN_WIDTH - 1])
+            word = word[PGN_WIDTH - 1 :]
+        words.append(word)
+    return words
+
+
+def _wrap(tokens: Iterable[str]) -> list[str]:
+    """Tokens joined by spaces into lines of at most :data:`PGN_WIDTH` characters. A line never
+    starts with ``%`` (the standard's escape: the line would be skipped) or ``[`` (a reader
+    would take it for a tag): such a token is indented by one space."""
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) <= PGN_WIDTH:
+            line = f"{line} {token}"
+            continue
+        if line:
+            lines.append(line)
+        line = f" {token}" if token[0] in "%[" else token
+    lines.append(line)
+    return lines
+
+
+def pgn_text(record: GameRecord) -> str:
+    """A game record as PGN: tags, then the numbered moves in the game's own notation, each
+    with cutechess's comment (``{book}`` for the opening's moves), then the reason the game
+    ended as a comment and the result.
+
+    Move numbers count full moves from the game's start position, as PGN does (``1. a1xa2
+    b3xb2 2. ...``; ``1...`` first when player 2 moves first).
+    """
     tokens: list[str] = []
     side = record.start_side
     number = 1
+    played = zip(record.moves, zip(record.times_ms, record.scores, record.depths))
     moves: list[tuple[str, tuple[int, Score | None, int | None] | None]] = [
-        (m, None) for m in record.opening_moves
+        *((m, None) for m in record.opening_moves),
+        *played,
     ]
-    moves += list(zip(record.moves, zip(record.times_ms, record.scores, record.depths)))
     for i, (move, info) in enumerate(moves):
         if side == 0:
             tokens.append(f"{number}.")
         elif i == 0:
             tokens.append(f"{number}...")
         tokens.append(move)
-        if info is not None:
-            tokens.append(_comment(*info))
-        elif i == len(record.opening_moves) - 1:
-            tokens.append("{opening}")
+        tokens += _comment_words("book" if info is None else move_comment(*info))
         if side == 1:
             number += 1
         side ^= 1
+    if record.reason:
+        tokens += _comment_words(record.reason)
     tokens.append(record.result.pgn)
-    body, line = [], ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > 79:
-            body.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    body.append(line)
-    return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record))
+    return head + "\n\n" + "\n".join(_wrap(tokens)) + "\n"

@@ -134,16 +134,6 @@ class Match:
                 self._traffic.write(f"{time.monotonic():.6f} {line}\n")
                 self._traffic.flush()
 
-    def _score_line(self) -> str:
-        return self.output.score_line(self.config.names, self.tally)
-
-    def _bar(self) -> None:
-        self.output.bar(self.tally.games, len(self.games), self._score_line())
-
-    def _say(self, text: str) -> None:
-        self.output.say(text)
-        self._bar()
-
     def _stop(self, reason: ExitReason, text: str) -> None:
         """Record why the match stops (the first reason, unless a later one ranks higher)."""
         if self.stopped is None or _RANK[reason] > _RANK[self.stopped.reason]:
@@ -177,13 +167,17 @@ class Match:
             with queue_lock:
                 if self.stop.is_set() or not todo:
                     return None
-                return todo.pop()
+                game = todo.pop()
+                self.output.started(game.id, game.p1, game.p2)
+                return game
 
         workers = [
             threading.Thread(target=self._worker, args=(next_game,), name=f"game-{i}", daemon=True)
             for i in range(min(self.config.concurrency, max(len(pending), 1)))
         ]
-        self._bar()
+        self.output.begin(
+            self.config.names, len(self.games), self.tally, self.config.rating_interval
+        )
         interrupted = False
         previous = {}
         try:
@@ -223,7 +217,7 @@ class Match:
         tmp = self.out_dir / (SUMMARY_FILE + ".tmp")
         tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.out_dir / SUMMARY_FILE)
-        self.output.clear_bar()
+        self.output.end()
         self.output.emit("")
         self.output.emit(summary_text(data))
         if reason is ExitReason.INTERRUPTED:
@@ -316,19 +310,15 @@ class Match:
                     ExitReason.ENGINE_FAILURE,
                     f"engine failure: {failure} (without --recover the match stops; resume with --resume)",
                 )
-            line = self.output.game_line(
-                record, self.tally.games, len(self.games), self._score_line()
-            )
-            verdict = None
+            verdict = state = None
             if self.config.sprt is not None:
                 state = self.tally.sprt(self.config.sprt)
-                line += f"  LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})"
                 if state.verdict and not self.stop.is_set():
                     verdict = state.verdict
                     self._stop(ExitReason.SPRT_DECIDED, f"SPRT decided: {verdict} accepted")
-            self._say(line)
+            self.output.finished(record, state)
             if verdict:
-                self._say(f"SPRT: {verdict} accepted, stopping the match")
+                self.output.say(f"SPRT: {verdict} accepted, stopping the match")
 
 
 def new_out_dir(base: str | None) -> Path:

@@ -5,9 +5,12 @@ pairs (one opening, colours swapped), so a pair scores 0, 1/2, 1, 3/2 or 2: the 
 counts ``[LL, LD, LW+DD, DW, WW]``. Pairs of one opening are correlated; treating the pair as
 the unit of the sample gives honest (narrower, correct) error bars, as fishtest does.
 
-* :func:`elo` / :func:`elo_interval`: logistic Elo of the mean score, with a 95% interval
-  from the variance of the pair scores.
-* :func:`los`: likelihood of superiority, ``Phi((mu - 1/2) / se)``.
+* :func:`elo_estimate`: logistic Elo of the mean score, with a 95% interval from the variance
+  of the pair scores and the likelihood of superiority ``Phi((mu - 1/2) / se)``. The counts are
+  regularised first by a prior of one pair spread evenly over the five pair scores
+  (:data:`PRIOR`), so a small sample never gives an interval of zero width (2-0-2 as two even
+  pairs) or an infinite one (one 2-0 pair); the interval is taken on the logit scale, so its
+  ends stay finite.
 * :func:`sprt_llr`: the generalised SPRT log-likelihood ratio of fishtest's logistic model
   (Michel Van den Bergh's GSPRT): the empirical pentanomial distribution is tilted by maximum
   likelihood to expectation ``s0`` and ``s1`` (the scores of ``elo0``/``elo1``) and the LLR is
@@ -109,9 +112,19 @@ def _mean_var(pdf: list[tuple[float, float]]) -> tuple[float, float]:
     return mu, var
 
 
+#: The prior added to the pentanomial counts before Elo, its interval and LOS are taken: one
+#: pseudo-pair spread evenly over the pair scores 0, 1/2, 1, 3/2, 2. Its mean is an even score
+#: and its variance (1/8 per pair mean) that of two independent coin-flip games, so it pulls a
+#: handful of pairs towards "no difference, unknown spread" and is negligible after a few
+#: dozen pairs.
+PRIOR = (0.2, 0.2, 0.2, 0.2, 0.2)
+
+
 @dataclass(frozen=True)
 class EloEstimate:
-    """An Elo difference with its 95% interval and the likelihood of superiority."""
+    """An Elo difference with its 95% interval and the likelihood of superiority, from the
+    regularised pentanomial counts. ``score`` is the regularised mean score; ``pairs`` the
+    number of real pairs."""
 
     elo: float
     low: float
@@ -120,21 +133,30 @@ class EloEstimate:
     score: float
     pairs: int
 
+    @property
+    def margin(self) -> float:
+        """Half the width of the 95% interval: the ``+/-`` of ``Elo difference: E +/- M``."""
+        return (self.high - self.low) / 2
+
 
 def elo_estimate(penta: Sequence[int]) -> EloEstimate | None:
     """Elo, 95% interval and LOS from pentanomial counts; None with no pair.
 
-    The per-game mean score is ``mu = E[pair score] / 2``; its standard error is
-    ``sqrt(Var[pair score / 2] / N)``. The interval maps ``mu +- 1.96 se`` through :func:`elo`.
+    :data:`PRIOR` is added to the counts. The per-game mean score is ``mu = E[pair score] / 2``;
+    its standard error is ``se = sqrt(Var[pair score / 2] / N)``, N the pairs with the prior's
+    one. The interval is ``elo(mu) +- 1.96 se * d elo / d mu`` (a normal interval of the log
+    odds), finite because the prior keeps ``mu`` strictly between 0 and 1; close to
+    ``elo(mu +- 1.96 se)`` for large samples, which goes infinite for small ones.
     """
-    n = sum(penta)
-    if n == 0:
+    pairs = sum(penta)
+    if pairs == 0:
         return None
-    _, pdf = _pdf(penta)
+    n, pdf = _pdf([c + p for c, p in zip(penta, PRIOR, strict=True)])
     mu, var = _mean_var(pdf)
     se = math.sqrt(var / n)
-    low, high = elo(mu - Z95 * se), elo(mu + Z95 * se)
-    return EloEstimate(elo(mu), low, high, los_of(mu, se), mu, n)
+    centre = elo(mu)
+    margin = Z95 * se * 400.0 / (math.log(10.0) * mu * (1.0 - mu))
+    return EloEstimate(centre, centre - margin, centre + margin, los_of(mu, se), mu, pairs)
 
 
 def los_of(mu: float, se: float) -> float:
@@ -145,7 +167,7 @@ def los_of(mu: float, se: float) -> float:
 
 
 def los(penta: Sequence[int]) -> float | None:
-    """LOS from pentanomial counts (None with no pair)."""
+    """LOS from the regularised pentanomial counts (None with no pair)."""
     estimate = elo_estimate(penta)
     return None if estimate is None else estimate.los
 

@@ -6,7 +6,6 @@ the records again.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from zengine.tools import stats
@@ -18,8 +17,25 @@ def _wdl_dict(wdl: stats.WDL) -> dict[str, int]:
     return {"wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses}
 
 
-def _finite(x: float) -> float | str:
-    return x if math.isfinite(x) else stats.format_elo(x)
+def elo_number(x: float) -> str:
+    """One decimal as cutechess prints Elo (a sign only if negative), never ``-0.0``."""
+    return f"{round(x, 1) + 0.0:.1f}"
+
+
+def elo_text(elo: float | None, margin: float, los: float, draws: int, games: int) -> str:
+    """cutechess's line: ``Elo difference: 31.4 +/- 45.2, LOS: 91.3 %, DrawRatio: 20.0 %``
+    (``elo`` None: no complete pair yet)."""
+    ratio = f"DrawRatio: {100 * draws / games:.1f} %" if games else "DrawRatio: -"
+    if elo is None:
+        return f"Elo difference: - (no complete pair yet), LOS: -, {ratio}"
+    return f"Elo difference: {elo_number(elo)} +/- {margin:.1f}, LOS: {los * 100:.1f} %, {ratio}"
+
+
+def elo_line(estimate: stats.EloEstimate | None, wdl: stats.WDL) -> str:
+    """The Elo line of an encounter: its regularised pairs, the draw ratio of its games."""
+    if estimate is None:
+        return elo_text(None, 0.0, 0.5, wdl.draws, wdl.games)
+    return elo_text(estimate.elo, estimate.margin, estimate.los, wdl.draws, wdl.games)
 
 
 def encounter_data(encounter: EncounterTally) -> dict[str, Any]:
@@ -40,9 +56,10 @@ def encounter_data(encounter: EncounterTally) -> dict[str, Any]:
     estimate = encounter.elo()
     if estimate is not None:
         data.update(
-            elo=_finite(estimate.elo),
-            elo_low=_finite(estimate.low),
-            elo_high=_finite(estimate.high),
+            elo=estimate.elo,
+            elo_low=estimate.low,
+            elo_high=estimate.high,
+            elo_margin=estimate.margin,
             los=estimate.los,
         )
     return data
@@ -96,10 +113,6 @@ def summary(
     return out
 
 
-def _signed(x: float | str) -> str:
-    return x if isinstance(x, str) else f"{round(x, 1) + 0.0:+.1f}"  # no "-0.0"
-
-
 def summary_text(data: dict[str, Any]) -> str:
     """The final table for people."""
     lines = [
@@ -143,10 +156,8 @@ def summary_text(data: dict[str, Any]) -> str:
             f"pairs [0, 1/2, 1, 3/2, 2] = {enc['pentanomial']}"
         )
         if "elo" in enc:
-            text += (
-                f"\n  Elo {_signed(enc['elo'])} (95%: {_signed(enc['elo_low'])} .. "
-                f"{_signed(enc['elo_high'])}), LOS {enc['los'] * 100:.1f}%"
-            )
+            line = elo_text(enc["elo"], enc["elo_margin"], enc["los"], enc["draws"], enc["games"])
+            text += f"\n  {line}"
         lines.append(text)
     if "sprt" in data:
         s = data["sprt"]

@@ -101,6 +101,16 @@ class MatchTally:
     def points(self, engine: int) -> float:
         return self.wdl(engine).points
 
+    def pentanomial_of(self, engine: int) -> list[int]:
+        """The complete pairs of ``engine`` against every opponent, from its view (for its Elo
+        against the field in a tournament's ranking)."""
+        counts = [0, 0, 0, 0, 0]
+        for (a, b), encounter in self.encounters.items():
+            if engine in (a, b):
+                own = encounter.pentanomial if engine == a else encounter.pentanomial[::-1]
+                counts = [c + d for c, d in zip(counts, own)]
+        return counts
+
     def sprt(self, config: SprtConfig) -> stats.SprtState:
         """The SPRT of engine 0 against engine 1 (complete pairs only)."""
         encounter = self.encounters.get((0, 1)) or EncounterTally(0, 1)
