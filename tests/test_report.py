@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -31,9 +32,9 @@ from zengine.engine.game import State
 from zengine.engine.variants import make_rules
 from zengine.protocol.cli import main
 from zengine.tools.report import (
+    EloTally,
     LineTable,
     ReportError,
-    elo_interval,
     load_match,
     render,
     standings,
@@ -259,21 +260,24 @@ def test_standings_equal_the_referees_summary(request, which):
                 assert ours_value == pytest.approx(theirs, abs=1e-6)
 
 
-def test_elo_interval_of_pairs_against_the_referees_statistics():
+def test_elo_tally_counts_the_pairs_of_the_records():
     from zengine.tools import stats
 
     rng = random.Random(5)
-    for _ in range(200):
-        penta = [rng.randrange(0, 6) for _ in range(5)]
-        if not sum(penta):
-            continue
-        units = [i / 4 for i, count in enumerate(penta) for _ in range(count)]
-        ours = elo_interval(len(units), sum(units), sum(u * u for u in units))
-        theirs = stats.elo_estimate(penta)
-        assert ours is not None and theirs is not None
-        for a, b in ((ours.elo, theirs.elo), (ours.low, theirs.low), (ours.high, theirs.high)):
-            assert a == pytest.approx(b, abs=1e-6) or a == b
-    assert elo_interval(0, 0.0, 0.0) is None
+    for _ in range(100):
+        tally = EloTally()
+        pairs = []
+        for index in range(rng.randrange(0, 12)):
+            first, second = rng.choice((0.0, 0.5, 1.0)), rng.choice((0.0, 0.5, 1.0))
+            pairs.append((first, second))
+            for order, score in enumerate((first, second)):
+                names = ("A", "B") if order == 0 else ("B", "A")
+                tally.add(SimpleNamespace(pair=(1, index), p1=names[0], p2=names[1]), score)
+        assert tally.penta == stats.pentanomial(pairs)
+        assert tally.estimate() == stats.elo_estimate(stats.pentanomial(pairs))
+    lone = EloTally()
+    lone.add(SimpleNamespace(pair=None, p1="A", p2="B"), 1.0)
+    assert lone.penta == [0, 0, 0, 0, 1]
 
 
 def test_the_score_chart_has_a_point_after_each_game_of_each_engine(tournament):

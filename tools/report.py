@@ -34,6 +34,7 @@ from zengine.engine.game import GameError, MoveError, Rules
 from zengine.engine.svg import escape, number
 from zengine.engine.variants import make_rules
 from zengine.tools import stats
+from zengine.tools.stats import EloEstimate
 
 #: The files ``zengine match --out DIR`` writes that the report reads, and the one it writes.
 CONFIG_FILE = "config.json"
@@ -48,8 +49,6 @@ REPORT_FILE = "report.html"
 DEFAULT_BOARDS = 100
 #: Width in pixels the pictures are drawn at (the page scales them to fit).
 BOARD_SIZE = 480
-#: Two-sided 95% quantile of the standard normal distribution.
-Z95 = 1.959963984540054
 #: A record's result text -> score of p1.
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 #: Exit code for a bad command line or a directory that holds no readable match.
@@ -261,54 +260,30 @@ def load_match(directory: Path) -> Match:
 # --- statistics ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EloInterval:
-    """A logistic Elo difference with its 95% interval, from ``units`` independent samples."""
-
-    elo: float
-    low: float
-    high: float
-    units: int
-
-
-def elo_interval(count: int, total: float, squares: float) -> EloInterval | None:
-    """Elo and 95% interval of ``count`` sample scores (their sum and sum of squares).
-
-    A sample is a pair of games (one opening, colours swapped: its mean score) when the games
-    are paired, else one game; pairs are correlated within, so the pair is the honest unit
-    (as the referee's summary does). The mean ``mu +- 1.96 se`` maps through the logistic Elo.
-    """
-    if count == 0:
-        return None
-    mu = total / count
-    variance = max(squares / count - mu * mu, 0.0)
-    se = math.sqrt(variance / count)
-    return EloInterval(stats.elo(mu), stats.elo(mu - Z95 * se), stats.elo(mu + Z95 * se), count)
-
-
 class EloTally:
-    """One engine's samples, fed game by game (for the standings and the chart)."""
+    """One engine's pairs, fed game by game (for the standings and the chart): the Elo is the
+    referee's own regularised estimate (:func:`stats.elo_estimate`) of the pentanomial counts,
+    so the report and the summary agree."""
 
     def __init__(self) -> None:
         self.open: dict[tuple[Any, ...], float] = {}
-        self.count = 0
-        self.total = 0.0
-        self.squares = 0.0
+        self.penta = [0, 0, 0, 0, 0]
 
     def add(self, game: Game, score: float) -> None:
-        """Count one game: a paired game waits for its partner, an unpaired one counts alone."""
+        """Count one game: a paired game waits for its partner; a game without a pair (records
+        of other tools) counts as a pair of two such results."""
         if game.pair is not None:
             key = (*game.pair, frozenset((game.p1, game.p2)))
             if key not in self.open:
                 self.open[key] = score
                 return
-            score = (self.open.pop(key) + score) / 2
-        self.count += 1
-        self.total += score
-        self.squares += score * score
+            pair_score = self.open.pop(key) + score
+        else:
+            pair_score = 2 * score
+        self.penta[round(pair_score * 2)] += 1
 
-    def estimate(self) -> EloInterval | None:
-        return elo_interval(self.count, self.total, self.squares)
+    def estimate(self) -> EloEstimate | None:
+        return stats.elo_estimate(self.penta)
 
 
 @dataclass
@@ -321,7 +296,7 @@ class Standing:
     losses: int = 0
     #: Per colour: ``[wins, draws, losses]`` as p1 and as p2.
     sides: tuple[list[int], list[int]] = field(default_factory=lambda: ([0, 0, 0], [0, 0, 0]))
-    elo: EloInterval | None = None
+    elo: EloEstimate | None = None
 
     @property
     def games(self) -> int:
@@ -382,7 +357,7 @@ class Course:
     far (fraction of points in its games) and the Elo estimate so far."""
 
     score: dict[str, list[tuple[int, float]]]
-    elo: dict[str, list[tuple[int, EloInterval]]]
+    elo: dict[str, list[tuple[int, EloEstimate]]]
     games: int
 
 
@@ -393,7 +368,7 @@ def course(match: Match) -> Course:
     played = dict.fromkeys(match.engines, 0)
     tallies = {name: EloTally() for name in match.engines}
     score: dict[str, list[tuple[int, float]]] = {name: [] for name in match.engines}
-    elo: dict[str, list[tuple[int, EloInterval]]] = {name: [] for name in match.engines}
+    elo: dict[str, list[tuple[int, EloEstimate]]] = {name: [] for name in match.engines}
     for x, game in enumerate(games, 1):
         for name in (game.p1, game.p2):
             value = game.score(name)
@@ -529,7 +504,7 @@ def format_elo(value: float) -> str:
     return text.replace("-", "\u2212")
 
 
-def elo_text(estimate: EloInterval | None) -> str:
+def elo_text(estimate: EloEstimate | None) -> str:
     """``+70 [-29, +184]`` as HTML; a dash without an estimate."""
     if estimate is None:
         return "\u2013"
