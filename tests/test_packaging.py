@@ -90,24 +90,38 @@ def test_wheel_has_one_top_level_name(wheel: Path) -> None:
 
 
 def _neighbour_wheel(tmp: Path) -> Path:
-    """A distribution shipping generic top-level ``engine`` and ``tools`` packages."""
-    source = tmp / "neighbour"
-    for package in ("engine", "tools"):
-        (source / package).mkdir(parents=True)
-        (source / package / "__init__.py").write_text("NEIGHBOUR = True\n")
-        (source / package / "stats.py").write_text("raise ImportError('not zengine')\n")
-    (source / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "neighbour"\nversion = "1.0"\n'
-        '[tool.setuptools]\npackages = ["engine", "tools"]\n'
+    """A distribution shipping generic top-level ``engine`` and ``tools`` packages, written as
+    a wheel directly (a build would cost seconds and test nothing of ours)."""
+    wheel = tmp / "neighbour-1.0-py3-none-any.whl"
+    files = {
+        f"{package}/{name}": text
+        for package in ("engine", "tools")
+        for name, text in (
+            ("__init__.py", "NEIGHBOUR = True\n"),
+            ("stats.py", "raise ImportError('not zengine')\n"),
+        )
+    }
+    files["neighbour-1.0.dist-info/METADATA"] = (
+        "Metadata-Version: 2.1\nName: neighbour\nVersion: 1.0\n"
     )
-    return _build_wheel(source, tmp / "neighbour-dist")
+    files["neighbour-1.0.dist-info/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    files["neighbour-1.0.dist-info/top_level.txt"] = "engine\ntools\n"
+    record = [f"{name},," for name in files] + ["neighbour-1.0.dist-info/RECORD,,"]
+    files["neighbour-1.0.dist-info/RECORD"] = "\n".join(record) + "\n"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
 
 
 def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
     env = tmp_path / "venv"
-    venv.create(env, with_pip=True)
+    # No pip inside (ensurepip costs seconds): this environment's pip installs into it.
+    venv.create(env, with_pip=False)
     python = env / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
     site = Path(
         subprocess.run(
             [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -122,22 +136,28 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
         shutil.copytree(Path(package.__file__).parent, site / package.__name__)
     for built in (_neighbour_wheel(tmp_path), wheel):
         subprocess.run(
-            [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", built],
+            [*pip, "install", "-q", "--no-deps", "--no-index", built],
             check=True,
             capture_output=True,
             text=True,
         )
 
-    for command in (
-        [env / "bin" / "zengine", "perft", "3"],
-        [python, "-m", "zengine", "perft", "3"],
-    ):
-        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.splitlines()[0] == "Nodes searched: 46472"
-    # The referee loads with its own dependencies.
     done = subprocess.run(
-        [env / "bin" / "zengine", "match", "--help"], capture_output=True, text=True, timeout=120
+        [env / "bin" / "zengine", "perft", "3"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "Nodes searched: 46472"
+    # python -m zengine, and the referee loads with its own dependencies.
+    done = subprocess.run(
+        [python, "-m", "zengine", "match", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert done.returncode == 0 and "--ratinginterval" in done.stdout, done.stderr
     neighbour = subprocess.run(
@@ -149,7 +169,7 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
     assert neighbour.stdout.strip() == "True"
     # Uninstalling the neighbour leaves zengine whole.
     subprocess.run(
-        [python, "-m", "pip", "uninstall", "-q", "-y", "neighbour"],
+        [*pip, "uninstall", "-q", "-y", "neighbour"],
         check=True,
         capture_output=True,
         text=True,
