@@ -443,7 +443,7 @@ class Match:
             if failure is not None and not self.config.recover:
                 self._stop(
                     ExitReason.ENGINE_FAILURE,
-                    f"engine failure: {failure} (without --recover the match stops; resume with --resume)",
+                    f"engine failure: {failure} (without --recover the match stops)",
                 )
             line = self.output.game_line(
                 record, self.tally.games, len(self.games), self._score_line()
