@@ -453,9 +453,9 @@ def test_a_game_that_cannot_be_written_stops_the_match_keeping_the_others(
     assert len(ids(folder)) == 2 and result.summary["games_played"] == 2
     text = "\n".join(lines)
     stopped = [line for line in text.splitlines() if line.startswith("Stopped: ")]
-    # The third game to finish (game 3 or 4: two are played at once).
+    # The third game to finish (which one depends on timing: two are played at once).
     assert len(stopped) == 1 and re.fullmatch(
-        rf"Stopped: cannot write game [34] to {re.escape(str(folder))}/games.jsonl: "
+        rf"Stopped: cannot write game [0-9]+ to {re.escape(str(folder))}/games.jsonl: "
         "No space left on device",
         stopped[0],
     )
