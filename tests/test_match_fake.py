@@ -192,10 +192,15 @@ def test_depth_only_limit_stall_has_a_deadline(tmp_path):
 
 
 def test_cannot_start_engine(tmp_path):
+    # A missing program is refused before the match (tests/test_match_config.py); a file
+    # marked executable that is no program gets past that check and fails to start.
+    program = tmp_path / "not-a-program"
+    program.write_text("this is no program\n")
+    program.chmod(0o755)
     result, games, _ = run(
         tmp_path,
         "--engine",
-        "cmd=/nonexistent/engine",
+        f"cmd={program}",
         "name=X",
         "--engine",
         fake(),

@@ -40,6 +40,7 @@ from zengine.tools.config import (
 from zengine.tools.records import (
     GameRecord,
     RecordError,
+    RecordsError,
     read_games,
     reason_text,
     rewrite_games,
@@ -264,36 +265,54 @@ def test_command_line_demo_defaults():
             "unknown game 'chess' \\(known: " + " ".join(variant_names()).replace(" ", ", "),
         ),
         (["--rule", "quiet=-1", "--variant", "zhadu"], "--rule"),
-        (["--games", "x"], "needs a number"),
-        (["--games", "0"], "out of range"),
-        (["--games", "١٢"], "needs a number"),  # Arabic-Indic digits are no number here
-        (["--concurrency", "65"], "out of range"),
-        (["--each", "tc=abc"], "bad time control"),
-        (["--each", "st=nan"], "seconds"),
-        (["--each", "st=inf"], "seconds"),
-        (["--each", "depth=0"], "out of range"),
+        (["--games", "x"], "^--games x: must be a whole number from 1 to 1000000$"),
+        (["--games", "0"], "--games 0: must be a whole number from 1 to"),
+        (
+            ["--games", "١٢"],
+            "--games ١٢: must be a whole number",
+        ),  # Arabic-Indic digits are no number here
+        (["--concurrency", "65"], "--concurrency 65: must be a whole number from 1 to 64"),
+        (["--each", "tc=abc"], "tc=abc: must be \\[moves/\\]base\\[\\+inc\\]"),
+        (["--each", "st=nan"], "st=nan: must be a finite number of seconds from 0.001 to 86400$"),
+        (["--each", "st=inf"], "st=inf: must be a finite number of seconds"),
+        (["--each", "depth=0"], "depth=0: must be a whole number from 1 to 1000"),
         (["--engine", "cmd='unclosed", "depth=1", "--engine", "cmd=y", "depth=1"], "quotation"),
         (
             ["--engine", "cmd=x", "flavour=1", "depth=1", "--engine", "cmd=y", "depth=1"],
             "unknown key",
         ),
         (["--engine", "cmd=x", "proto=xboard", "depth=1", "--engine", "cmd=y", "depth=1"], "proto"),
-        (["--each", "depth=1", "timeout.start=-1"], "seconds"),
-        (["--timeout", "start=0"], "out of range"),
+        (
+            ["--each", "depth=1", "timeout.start=-1"],
+            "timeout.start=-1: must be a finite number of seconds",
+        ),
+        (
+            ["--timeout", "start=0"],
+            "--timeout start=0: must be a finite number of seconds from 0.001",
+        ),
         (["--timeout", "bogus=1"], "unknown key"),
         (["--sprt", "elo0=5", "elo1=0"], "elo1 > elo0"),
         (["--sprt", "alpha=0.6", "beta=0.5"], "alpha \\+ beta < 1"),
         (["--sprt", "alpha=0"], "between 0 and 1"),
         (["--sprt", "beta=1"], "between 0 and 1"),
-        (["--sprt", "elo1=nan"], "finite"),
-        (["--sprt", "elo1=inf"], "finite"),
-        (["--sprt", "elo0=x"], "needs a number"),
-        (["--resign", "movecount=0"], "out of range"),
+        (
+            ["--sprt", "elo0=0", "elo1=nan"],
+            "--sprt elo1=nan: must be a finite number from -2000 to 2000",
+        ),
+        (["--sprt", "elo0=0", "elo1=inf"], "--sprt elo1=inf: must be a finite number"),
+        (["--sprt", "elo0=x", "elo1=1"], "--sprt elo0=x: must be a finite number"),
+        (
+            ["--resign", "movecount=0"],
+            "--resign movecount=0: must be a whole number from 1 to 1000",
+        ),
         (["--resign", "twosided=maybe"], "true or false"),
-        (["--openings", "plies=1001"], "out of range"),
+        (
+            ["--openings", "plies=1001"],
+            "--openings plies=1001: must be a whole number from 0 to 1000",
+        ),
         (["--openings", "file=x", "order=shuffled"], "order="),
         (["--tournament", "swiss"], "round-robin or gauntlet"),
-        (["--games", "1000000", "--rounds", "2"], "more than"),
+        (["--games", "1000000", "--rounds", "2"], "2000000 games in all: at most 1000000"),
     ],
 )
 def test_command_line_errors(args, message):
@@ -327,7 +346,7 @@ def test_config_json_round_trip_and_pickle():
     text = json.dumps(cfg.to_json())
     assert MatchConfig.from_json(json.loads(text)) == cfg
     assert pickle.loads(pickle.dumps(cfg)) == cfg
-    games = match_schedule(cfg, cfg.make_rules())
+    games = list(match_schedule(cfg, cfg.make_rules()))
     assert pickle.loads(pickle.dumps(games)) == games
     for words in (["--openings", "none"], ["--tournament", "gauntlet"], ["--each", "st=0.125"]):
         other = parse_command_line(["--seed", "1", *words])
@@ -358,7 +377,7 @@ def test_config_json_of_the_previous_version_reads():
         ({"games": "2"}, "whole number"),
         ({"engines": "x"}, "list of engines"),
         ({"variant": "chess"}, "unknown game"),
-        ({"timeout": {"start": -1}}, "out of range"),
+        ({"timeout": {"start": -1}}, "timeout start=-1.0: must be a finite number of seconds"),
         ({"openings": {"kind": "lottery"}}, "openings kind"),
         ({"resign": {"movecount": "x"}}, "whole number"),
     ],
@@ -515,15 +534,26 @@ def test_broken_records_are_record_errors(change):
         GameRecord.from_json(data)
 
 
-def test_read_games_ignores_truncated_broken_and_duplicate_lines(tmp_path):
+def test_read_games_ignores_a_truncated_last_line_and_duplicates(tmp_path):
     jsonl, pgn = tmp_path / "g.jsonl", tmp_path / "g.pgn"
     rewrite_games(str(jsonl), str(pgn), [_record(id=0), _record(id=1)])
     with open(jsonl, "a") as handle:
         handle.write(json.dumps(_record(id=1).to_json()) + "\n")  # a duplicate
-        handle.write(json.dumps({**_record(id=3).to_json(), "result": "?"}) + "\n")
         handle.write(json.dumps(_record(id=2).to_json())[:40])  # a crash mid-write
     assert [g.id for g in read_games(str(jsonl))] == [0, 1]
     assert pgn.read_text().count("[Event ") == 2
+
+
+def test_read_games_refuses_a_complete_line_that_is_no_record(tmp_path):
+    jsonl, pgn = tmp_path / "g.jsonl", tmp_path / "g.pgn"
+    rewrite_games(str(jsonl), str(pgn), [_record(id=0), _record(id=1)])
+    with open(jsonl, "a") as handle:
+        handle.write(json.dumps({**_record(id=3).to_json(), "result": "?"}) + "\n")
+        handle.write(json.dumps(_record(id=2).to_json()) + "\n")
+    with pytest.raises(
+        RecordsError, match=r"g.jsonl:3: not a game record \('\?' is no game result"
+    ):
+        read_games(str(jsonl))
 
 
 def test_reason_sentences():

@@ -18,19 +18,30 @@ from __future__ import annotations
 
 import enum
 import math
+import os
 import re
 import secrets
 import shlex
 import shutil
+import stat
 import sys
+import unicodedata
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from zengine.engine.game import GameError, Rules
-from zengine.engine.values import MAX_DEPTH, MAX_MS, MAX_NODES, GoLimits, TextError, parse_int
+from zengine.engine.values import (
+    MAX_DEPTH,
+    MAX_MS,
+    MAX_NODES,
+    GoLimits,
+    TextError,
+    parse_int,
+    shown,
+)
 from zengine.engine.variants import make_rules, variant_names
 
 
@@ -48,19 +59,45 @@ MAX_GAMES = 1_000_000
 MAX_CONCURRENCY = 64
 #: The longest deadline a timeout may set (a day, in seconds).
 MAX_TIMEOUT_S = 86_400.0
+#: The longest fixed time per move, ``st=`` (a day, in seconds).
+MAX_MOVETIME_S = 86_400.0
 #: Elo differences an SPRT may test (beyond this every game is won).
 MAX_SPRT_ELO = 2000.0
+#: Plies of a random opening.
+MAX_OPENING_PLIES = 1000
+#: Adjudication: moves in a streak, the move number a draw may start from, centipawns.
+MAX_MOVECOUNT = 1000
+MAX_MOVENUMBER = 100_000
+MAX_CP = 100_000
 
 
 # --- reading words ------------------------------------------------------------------------------
+#
+# Every number of the command line and of config.json is read here, and every message says the
+# same thing: the option as written, then what it must be, with its unit and range, e.g.
+# ``st=inf: must be a finite number of seconds from 0.001 to 86400``.
 
 
-def _int(what: str, text: str, low: int, high: int) -> int:
+def _as_written(what: str, text: str) -> str:
+    """``st=`` + ``inf`` -> ``st=inf``; ``--games`` + ``x`` -> ``--games x`` (text made safe to
+    print: control characters escaped, cut if very long)."""
+    space = what.startswith("--") and not what.endswith(("=", "."))
+    return f"{what}{' ' if space else ''}{_shown(text)}"
+
+
+def _shown(text: str) -> str:
+    """A value for a message: escaped, and cut only if very long (paths stay whole)."""
+    return shown(text, 300)
+
+
+def _int(what: str, text: str, low: int, high: int, unit: str = "") -> int:
     """``text`` as an integer in ``low..high``; ConfigError naming ``what`` otherwise."""
     try:
         return parse_int(text.strip(), what, low, high)
-    except TextError as exc:
-        raise ConfigError(exc.detail) from None
+    except TextError:
+        raise ConfigError(
+            f"{_as_written(what, text)}: must be a whole number{unit} from {low} to {high}"
+        ) from None
 
 
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
@@ -68,12 +105,16 @@ _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 
 def _seconds(what: str, text: str, low: float, high: float) -> float:
     """A plain decimal number of seconds in ``low..high`` (no sign, exponent, ``inf``, ``nan``)."""
-    if _DECIMAL.fullmatch(text.strip()) is None:
-        raise ConfigError(f"{what} needs a number of seconds, got '{text}'")
-    value = float(text)
-    if not low <= value <= high:
-        raise ConfigError(f"{what} {value:g} s out of range ({low:g} to {high:g} s)")
-    return value
+    stripped = text.strip()
+    if (
+        len(stripped) > 24  # longer is out of range or a needless precision; cheap to refuse
+        or _DECIMAL.fullmatch(stripped) is None
+        or not low <= float(stripped) <= high
+    ):
+        raise ConfigError(
+            f"{_as_written(what, text)}: must be a finite number of seconds from {low:g} to {high:g}"
+        )
+    return float(stripped)
 
 
 def parse_concurrency(text: str) -> int:
@@ -87,15 +128,39 @@ def parse_rating_interval(text: str) -> int:
     return _int("--ratinginterval", text, 0, MAX_GAMES)
 
 
-def _real(what: str, text: str) -> float:
-    """A finite real number (a sign and an exponent are fine)."""
+def _real(what: str, text: str, low: float, high: float, open_ends: bool = False) -> float:
+    """A finite real number in ``low..high`` (between them if ``open_ends``); a sign and an
+    exponent are fine."""
     try:
         value = float(text)
     except ValueError:
-        raise ConfigError(f"{what} needs a number, got '{text}'") from None
-    if not math.isfinite(value):
-        raise ConfigError(f"{what} must be finite, got '{text}'")
+        value = math.nan
+    inside = low < value < high if open_ends else low <= value <= high
+    if not inside:  # also nan and the infinities
+        where = f"between {low:g} and {high:g}" if open_ends else f"from {low:g} to {high:g}"
+        raise ConfigError(f"{_as_written(what, text)}: must be a finite number {where}")
     return value
+
+
+def plain_text(what: str, text: str) -> str:
+    """``text`` if it holds no control character (a line break, an escape): names, the event,
+    option names and values and commands end up in PGN tags and protocol lines, where a line
+    break would inject a line of its own. ConfigError naming ``what`` otherwise."""
+    for char in text:
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            raise ConfigError(
+                f"{_as_written(what, text)}: must hold no control character "
+                f"(it has U+{ord(char):04X})"
+            )
+    return text
+
+
+def _within(what: str, value: int, low: int, high: int, unit: str = "") -> None:
+    """The range check of a whole number already read (a dataclass field, from config.json)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(
+            f"{_as_written(what, str(value))}: must be a whole number{unit} from {low} to {high}"
+        )
 
 
 def _bool(what: str, text: str) -> bool:
@@ -104,7 +169,7 @@ def _bool(what: str, text: str) -> bool:
         return True
     if lowered in ("false", "0", "no", "off"):
         return False
-    raise ConfigError(f"{what} needs true or false, got '{text}'")
+    raise ConfigError(f"{_as_written(what, text)}: must be true or false")
 
 
 def _ms_text(ms: int) -> str:
@@ -131,28 +196,35 @@ class TimeControl:
 
     def __post_init__(self) -> None:
         if not (0 <= self.base_ms <= MAX_MS and 0 <= self.inc_ms <= MAX_MS):
-            raise ConfigError(f"time control {self.text()}: times must be 0 to {MAX_MS} ms")
+            raise ConfigError(
+                f"tc={self.text()}: the base and the increment must be at most "
+                f"{_ms_text(MAX_MS)} seconds"
+            )
         if self.base_ms == 0 and self.inc_ms == 0:
-            raise ConfigError(f"time control {self.text()}: no time at all")
+            raise ConfigError(f"tc={self.text()}: no time at all (give a base or an increment)")
         if not 0 <= self.moves <= MAX_MS:
-            raise ConfigError(f"time control {self.text()}: bad number of moves per period")
+            raise ConfigError(f"tc={self.text()}: moves per period must be from 1 to {MAX_MS}")
 
     @staticmethod
     def parse(text: str) -> TimeControl:
         """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds)."""
+        written = f"tc={_shown(text)}"
         match = _TC_RE.fullmatch(text.strip())
         if not match:
             raise ConfigError(
-                f"bad time control '{text}' (expected [moves/]base[+inc], base in s or m:ss, e.g. 10+0.1)"
+                f"{written}: must be [moves/]base[+inc] in seconds, base maybe m:ss "
+                "(e.g. 40/60, 10+0.1, 1:30+1), or inf"
             )
         moves, base, inc = match.groups()
-        if len(base) > 12 or (inc and len(inc) > 12) or (moves and len(moves) > 12):
-            raise ConfigError(f"bad time control '{text}': out of range")
+        if len(base) > 12 or (inc and len(inc) > 12):
+            raise ConfigError(
+                f"{written}: the base and the increment must be at most {_ms_text(MAX_MS)} seconds"
+            )
+        if moves is not None and (len(moves) > 10 or not 1 <= int(moves) <= MAX_MS):
+            raise ConfigError(f"{written}: moves per period must be from 1 to {MAX_MS}")
         minutes, _, seconds = base.rpartition(":")
         if minutes and float(seconds) >= 60:
-            raise ConfigError(f"bad time control '{text}': seconds of m:ss must be below 60")
-        if moves is not None and int(moves) == 0:
-            raise ConfigError(f"bad time control '{text}': moves per period must be positive")
+            raise ConfigError(f"{written}: the seconds of m:ss must be below 60")
         base_ms = round((int(minutes or 0) * 60 + float(seconds)) * 1000)
         inc_ms = round(float(inc) * 1000) if inc else 0
         return TimeControl(base_ms, inc_ms, int(moves) if moves else 0)
@@ -190,7 +262,9 @@ class EngineLimits:
         if self.tc is not None and s.movetime is not None:
             raise ConfigError("tc= and st= exclude each other")
         if not 0 <= self.margin_ms <= MAX_MS:
-            raise ConfigError(f"timemargin= must be 0 to {MAX_MS} ms")
+            raise ConfigError(
+                f"timemargin={self.margin_ms}: must be a whole number of milliseconds from 0 to {MAX_MS}"
+            )
 
     @property
     def movetime_ms(self) -> int | None:
@@ -221,7 +295,7 @@ class EngineLimits:
         tc_text = keys.get("tc")
         tc = None if tc_text in (None, "inf", "infinite") else TimeControl.parse(tc_text)
         st = keys.get("st")
-        movetime = None if st is None else round(_seconds("st=", st, 0.001, MAX_MS / 1000) * 1000)
+        movetime = None if st is None else round(_seconds("st=", st, 0.001, MAX_MOVETIME_S) * 1000)
         depth = keys.get("depth")
         nodes = keys.get("nodes")
         return EngineLimits(
@@ -231,7 +305,7 @@ class EngineLimits:
                 nodes=None if nodes is None else _int("nodes=", nodes, 1, MAX_NODES),
                 movetime=movetime,
             ),
-            _int("timemargin=", keys.get("timemargin", "0"), 0, MAX_MS),
+            _int("timemargin=", keys.get("timemargin", "0"), 0, MAX_MS, " of milliseconds"),
         )
 
     def keys(self) -> dict[str, str]:
@@ -248,6 +322,10 @@ class EngineLimits:
         if self.margin_ms:
             out["timemargin"] = str(self.margin_ms)
         return out
+
+
+#: The shortest value of each timeout: a wait of no time would fail every engine.
+_TIMEOUT_LOWEST = {"start": 0.001, "ready": 0.001, "move": 0.001, "grace": 0.0}
 
 
 @dataclass(frozen=True)
@@ -267,17 +345,18 @@ class Timeouts:
     KEYS = ("start", "ready", "move", "grace")
 
     def __post_init__(self) -> None:
-        for name, low in (("start", 0.001), ("ready", 0.001), ("move", 0.001), ("grace", 0.0)):
+        for name, low in _TIMEOUT_LOWEST.items():
             value = getattr(self, name)
             if value is None and name == "ready":
                 continue
             if not (
                 isinstance(value, int | float)
-                and math.isfinite(value)
-                and low <= value <= MAX_TIMEOUT_S
+                and not isinstance(value, bool)
+                and low <= value <= MAX_TIMEOUT_S  # also refuses nan
             ):
                 raise ConfigError(
-                    f"timeout {name}={value} out of range ({low:g} to {MAX_TIMEOUT_S:g} s)"
+                    f"timeout {name}={value}: must be a finite number of seconds "
+                    f"from {low:g} to {MAX_TIMEOUT_S:g}"
                 )
 
     @property
@@ -285,12 +364,18 @@ class Timeouts:
         """The wait for ``readyok``."""
         return self.start if self.ready is None else self.ready
 
-    def with_keys(self, keys: Mapping[str, str], what: str) -> Timeouts:
-        """These timeouts with ``start= ready= move= grace=`` words (seconds) applied."""
+    def with_keys(self, keys: Mapping[str, str], prefix: str) -> Timeouts:
+        """These timeouts with ``start= ready= move= grace=`` words (seconds) applied;
+        ``prefix`` is how the words were written (``--timeout ``, ``timeout.``)."""
         unknown = sorted(set(keys) - set(self.KEYS))
         if unknown:
-            raise ConfigError(f"{what}: unknown key {unknown[0]} (keys: {', '.join(self.KEYS)})")
-        values = {k: _seconds(f"{what} {k}=", v, 0.0, MAX_TIMEOUT_S) for k, v in keys.items()}
+            raise ConfigError(
+                f"{prefix.strip()}: unknown key {_shown(unknown[0])} (keys: {', '.join(self.KEYS)})"
+            )
+        values = {
+            k: _seconds(f"{prefix}{k}=", v, _TIMEOUT_LOWEST[k], MAX_TIMEOUT_S)
+            for k, v in keys.items()
+        }
         return replace(self, **values)
 
     def to_json(self) -> dict[str, float | None]:
@@ -339,6 +424,16 @@ class EngineConfig:
             raise ConfigError("--engine: empty name=")
         if not self.cmd:
             raise ConfigError("--engine: empty cmd=")
+        plain_text("name=", self.name)
+        for word in self.cmd:
+            plain_text("cmd=", word)
+        for key, value in self.options.items():
+            if not key.strip():
+                raise ConfigError("option.NAME=VALUE: the option needs a name")
+            plain_text("option.", key)
+            plain_text(f"option.{key}=", value)
+        if self.workdir is not None:
+            plain_text("dir=", self.workdir)
 
     def describe(self) -> str:
         return f"{self.name} ({shlex.join(self.cmd)}, {self.proto.value})"
@@ -376,7 +471,7 @@ def _proto(text: str) -> Proto:
     try:
         return Proto(text.lower())
     except ValueError:
-        raise ConfigError(f"--engine: proto must be uci or ugi, not '{text}'") from None
+        raise ConfigError(f"proto={_shown(text)}: must be uci or ugi") from None
 
 
 def builtin_engine() -> list[str]:
@@ -399,7 +494,7 @@ def engine_config(keys: Mapping[str, str], defaults: Timeouts) -> EngineConfig:
     ]
     if unknown:
         raise ConfigError(
-            f"--engine: unknown key '{unknown[0]}' (keys: {', '.join(sorted(ENGINE_KEYS))}, "
+            f"--engine: unknown key '{_shown(unknown[0])}' (keys: {', '.join(sorted(ENGINE_KEYS))}, "
             "option.NAME, timeout.start|ready|move|grace)"
         )
     given = keys.get("cmd")
@@ -407,32 +502,64 @@ def engine_config(keys: Mapping[str, str], defaults: Timeouts) -> EngineConfig:
         # The installation's own script, also when it is not on PATH.
         cmd = builtin_engine()
     else:
+        # Checked before splitting, where a line break would pass for a space.
+        plain_text("--engine cmd=", given)
         try:
             cmd = shlex.split(given)
         except ValueError as exc:
-            raise ConfigError(f"--engine: cmd={given}: {exc}") from None
+            raise ConfigError(f"--engine cmd={_shown(given)}: {exc}") from None
     if not cmd:
         raise ConfigError("--engine: empty cmd=")
     name = keys.get("name") or (
         Path(cmd[-1]).stem if cmd[0] == sys.executable else Path(cmd[0]).name
     )
-    timeouts = defaults.with_keys(
-        {k[len("timeout.") :]: v for k, v in keys.items() if k.startswith("timeout.")},
-        "--engine timeout.",
-    )
     try:
-        limits = EngineLimits.parse({k: keys[k] for k in _LIMIT_KEYS if k in keys})
+        return EngineConfig(
+            name=name,
+            cmd=tuple(cmd),
+            limits=EngineLimits.parse({k: keys[k] for k in _LIMIT_KEYS if k in keys}),
+            proto=_proto(keys.get("proto", "uci")),
+            options={k[len("option.") :]: v for k, v in keys.items() if k.startswith("option.")},
+            workdir=keys.get("dir") or None,
+            timeouts=defaults.with_keys(
+                {k[len("timeout.") :]: v for k, v in keys.items() if k.startswith("timeout.")},
+                "timeout.",
+            ),
+        )
     except ConfigError as exc:
-        raise ConfigError(f"--engine {name}: {exc}") from None
-    return EngineConfig(
-        name=name,
-        cmd=tuple(cmd),
-        limits=limits,
-        proto=_proto(keys.get("proto", "uci")),
-        options={k[len("option.") :]: v for k, v in keys.items() if k.startswith("option.")},
-        workdir=keys.get("dir") or None,
-        timeouts=timeouts,
-    )
+        raise ConfigError(f"--engine {_shown(name)}: {exc}") from None
+
+
+def check_commands(engines: Sequence[EngineConfig]) -> None:
+    """Check that every engine's program exists and may be run (and its ``dir=`` exists), so
+    that a typo is one line before the match starts, not a forfeit of the first game.
+
+    The program is the first word of ``cmd``: a path (relative to ``dir=`` if given, as the
+    process will be started there) or a name looked up on PATH."""
+    for engine in engines:
+        where = f"--engine {_shown(engine.name)}"
+        workdir = engine.workdir
+        if workdir is not None and not os.path.isdir(workdir):
+            raise ConfigError(f"{where}: dir={_shown(workdir)}: no such directory")
+        program = engine.cmd[0]
+        if "/" not in program:
+            if shutil.which(program) is None:
+                raise ConfigError(
+                    f"{where}: cmd={_shown(program)}: no such program on PATH (give its path)"
+                )
+            continue
+        path = os.path.join(workdir or "", program)
+        try:
+            is_file = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as exc:
+            raise ConfigError(f"{where}: cmd={_shown(program)}: {exc.strerror}") from None
+        if not is_file:
+            raise ConfigError(f"{where}: cmd={_shown(program)}: not a file")
+        if not os.access(path, os.X_OK):
+            raise ConfigError(
+                f"{where}: cmd={_shown(program)}: not executable (make it so, or run it "
+                'through its interpreter: cmd="python3 engine.py")'
+            )
 
 
 # --- openings, adjudication, SPRT ---------------------------------------------------------------
@@ -456,14 +583,20 @@ class OpeningsConfig:
     start: int = 1
 
     def __post_init__(self) -> None:
-        if not 0 <= self.plies <= 1000:
-            raise ConfigError("--openings plies= must be 0 to 1000")
+        if not 0 <= self.plies <= MAX_OPENING_PLIES:
+            raise ConfigError(
+                f"--openings plies={self.plies}: must be a whole number from 0 to {MAX_OPENING_PLIES}"
+            )
         if self.kind is OpeningsKind.FILE and not self.file:
             raise ConfigError("--openings: file= needs a path")
         if self.order not in ("sequential", "random"):
-            raise ConfigError("--openings order= must be sequential or random")
+            raise ConfigError(
+                f"--openings order={_shown(self.order)}: must be sequential or random"
+            )
         if not 1 <= self.start <= MAX_GAMES:
-            raise ConfigError(f"--openings start= must be 1 to {MAX_GAMES}")
+            raise ConfigError(
+                f"--openings start={self.start}: must be a whole number from 1 to {MAX_GAMES}"
+            )
 
     @staticmethod
     def parse(words: list[str]) -> OpeningsConfig:
@@ -478,7 +611,9 @@ class OpeningsConfig:
             )
         if "none" in kv or "startpos" in kv:
             return OpeningsConfig(OpeningsKind.NONE)
-        return OpeningsConfig(plies=_int("--openings plies=", kv.get("plies", "4"), 0, 1000))
+        return OpeningsConfig(
+            plies=_int("--openings plies=", kv.get("plies", "4"), 0, MAX_OPENING_PLIES)
+        )
 
     def text(self) -> str:
         if self.kind is OpeningsKind.RANDOM:
@@ -499,13 +634,13 @@ class OpeningsConfig:
         try:
             kind = OpeningsKind(data.get("kind", "none"))
         except ValueError:
-            raise ConfigError(f"unknown openings kind '{data.get('kind')}'") from None
+            raise ConfigError(f"unknown openings kind '{_shown(str(data.get('kind')))}'") from None
         return OpeningsConfig(
             kind,
-            plies=_int("openings plies", str(data.get("plies", 4)), 0, 1000),
+            plies=_int("openings plies=", str(data.get("plies", 4)), 0, MAX_OPENING_PLIES),
             file=None if data.get("file") is None else str(data["file"]),
             order=str(data.get("order", "sequential")),
-            start=_int("openings start", str(data.get("start", 1)), 1, MAX_GAMES),
+            start=_int("openings start=", str(data.get("start", 1)), 1, MAX_GAMES),
         )
 
 
@@ -519,8 +654,8 @@ class ResignRule:
     twosided: bool = False
 
     def __post_init__(self) -> None:
-        if not 1 <= self.movecount <= 1000 or not 0 <= self.score <= 100_000:
-            raise ConfigError("--resign: movecount= 1 to 1000, score= 0 to 100000 cp")
+        _within("--resign movecount=", self.movecount, 1, MAX_MOVECOUNT)
+        _within("--resign score=", self.score, 0, MAX_CP, " of centipawns")
 
 
 @dataclass(frozen=True)
@@ -533,14 +668,9 @@ class DrawRule:
     score: int = 10
 
     def __post_init__(self) -> None:
-        if (
-            not 0 <= self.movenumber <= 100_000
-            or not 1 <= self.movecount <= 1000
-            or not 0 <= self.score <= 100_000
-        ):
-            raise ConfigError(
-                "--draw: movenumber= 0 to 100000, movecount= 1 to 1000, score= 0 to 100000 cp"
-            )
+        _within("--draw movenumber=", self.movenumber, 0, MAX_MOVENUMBER)
+        _within("--draw movecount=", self.movecount, 1, MAX_MOVECOUNT)
+        _within("--draw score=", self.score, 0, MAX_CP, " of centipawns")
 
 
 @dataclass(frozen=True)
@@ -553,8 +683,7 @@ class Adjudication:
     max_plies: int = 1000
 
     def __post_init__(self) -> None:
-        if not 0 <= self.max_plies <= MAX_GAMES:
-            raise ConfigError(f"--maxplies must be 0 to {MAX_GAMES}")
+        _within("--maxplies", self.max_plies, 0, MAX_GAMES)
 
 
 @dataclass(frozen=True)
@@ -568,27 +697,41 @@ class SprtConfig:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        values = (self.elo0, self.elo1, self.alpha, self.beta)
-        if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
-            raise ConfigError("--sprt: elo0, elo1, alpha and beta must be finite numbers")
-        if not (0 < self.alpha < 1 and 0 < self.beta < 1):
-            raise ConfigError("--sprt: alpha and beta must be between 0 and 1")
+        for key in ("elo0", "elo1"):
+            _real(f"--sprt {key}=", str(getattr(self, key)), -MAX_SPRT_ELO, MAX_SPRT_ELO)
+        for key in ("alpha", "beta"):
+            _real(f"--sprt {key}=", str(getattr(self, key)), 0.0, 1.0, open_ends=True)
         if self.alpha + self.beta >= 1:
             raise ConfigError("--sprt: need alpha + beta < 1 (else the bounds cross)")
         if not self.elo0 < self.elo1:
             raise ConfigError("--sprt: need elo1 > elo0")
-        if max(abs(self.elo0), abs(self.elo1)) > MAX_SPRT_ELO:
-            raise ConfigError(f"--sprt: elo0 and elo1 must be within +-{MAX_SPRT_ELO:g}")
+
+    KEYS = ("elo0", "elo1", "alpha", "beta")
 
     @staticmethod
     def parse(words: list[str]) -> SprtConfig:
+        """``elo0= elo1= alpha= beta=``: elo0 and elo1 together or neither (for the defaults);
+        one alone would test against a default the user did not choose."""
         kv = key_values("sprt", words)
-        _no_extra("sprt", kv, {"elo0", "elo1", "alpha", "beta"})
+        _no_extra("sprt", kv, set(SprtConfig.KEYS))
+        if ("elo0" in kv) != ("elo1" in kv):
+            raise ConfigError(
+                "--sprt: give elo0= and elo1= together (or neither, for elo0=0 elo1=5)"
+            )
         default = SprtConfig()
+        limits = {"elo0": MAX_SPRT_ELO, "elo1": MAX_SPRT_ELO, "alpha": 1.0, "beta": 1.0}
         return SprtConfig(
             **{
-                k: _real(f"--sprt {k}=", kv[k]) if k in kv else getattr(default, k)
-                for k in ("elo0", "elo1", "alpha", "beta")
+                k: _real(
+                    f"--sprt {k}=",
+                    kv[k],
+                    -limits[k] if k.startswith("elo") else 0.0,
+                    limits[k],
+                    open_ends=not k.startswith("elo"),
+                )
+                if k in kv
+                else getattr(default, k)
+                for k in SprtConfig.KEYS
             }
         )
 
@@ -635,19 +778,22 @@ class MatchConfig:
             raise ConfigError(f"two engines are named '{twice[0]}'")
         if self.sprt is not None and len(self.engines) != 2:
             raise ConfigError("--sprt needs exactly two engines")
-        if not 1 <= self.games <= MAX_GAMES or not 1 <= self.rounds <= MAX_GAMES:
-            raise ConfigError(f"--games and --rounds must be 1 to {MAX_GAMES}")
+        _within("--games", self.games, 1, MAX_GAMES)
+        _within("--rounds", self.rounds, 1, MAX_GAMES)
         encounters = len(self.engines) - 1
         if self.tournament is Tournament.ROUND_ROBIN:
             encounters = len(self.engines) * (len(self.engines) - 1) // 2
         if self.games * self.rounds * encounters > MAX_GAMES:
-            raise ConfigError(f"more than {MAX_GAMES} games in the schedule")
-        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
-            raise ConfigError(f"--concurrency must be 1 to {MAX_CONCURRENCY}")
-        if not 0 <= self.seed <= MAX_NODES:
-            raise ConfigError(f"--seed must be 0 to {MAX_NODES}")
-        if not 0 <= self.rating_interval <= MAX_GAMES:
-            raise ConfigError(f"--ratinginterval must be 0 to {MAX_GAMES}")
+            raise ConfigError(
+                f"{self.games * self.rounds * encounters} games in all: at most {MAX_GAMES} "
+                "(--games x --rounds x encounters)"
+            )
+        _within("--concurrency", self.concurrency, 1, MAX_CONCURRENCY)
+        _within("--seed", self.seed, 0, MAX_NODES)
+        plain_text("--event", self.event)
+        for key, value in self.rules.items():
+            plain_text("--rule", f"{key}={value}")
+        _within("--ratinginterval", self.rating_interval, 0, MAX_GAMES)
         self.make_rules()
 
     def make_rules(self) -> Rules:
@@ -655,7 +801,7 @@ class MatchConfig:
         try:
             return make_rules(self.variant, self.rules)
         except GameError as exc:
-            raise ConfigError(f"--variant/--rule: {exc}") from None
+            raise ConfigError(f"--variant/--rule: {_shown(str(exc))}") from None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -712,14 +858,14 @@ class MatchConfig:
             adjudication=Adjudication(
                 resign=None
                 if resign is None
-                else ResignRule(**_json_ints(resign, bools=("twosided",))),
-                draw=None if draw is None else DrawRule(**_json_ints(draw)),
+                else ResignRule(**_json_ints(resign, "resign", ResignRule, bools=("twosided",))),
+                draw=None if draw is None else DrawRule(**_json_ints(draw, "draw", DrawRule)),
                 max_plies=_json_int(data, "maxplies"),
             ),
-            sprt=None if sprt is None else SprtConfig(**_json_numbers(sprt, "sprt")),
+            sprt=None if sprt is None else SprtConfig(**_json_sprt(sprt)),
             recover=_json_bool(data, "recover"),
             out=None if data.get("out") is None else str(data["out"]),
-            event=str(data.get("event", "zengine match")),
+            event=_text(data, "event") if "event" in data else "zengine match",
             debug=_json_bool(data, "debug"),
             # Older folders have none: the default.
             rating_interval=_json_int({"ratinginterval": 10, **data}, "ratinginterval"),
@@ -764,10 +910,12 @@ def _json_bool(data: Mapping[str, Any], key: str) -> bool:
     return value
 
 
-def _json_ints(data: Any, bools: tuple[str, ...] = ()) -> dict[str, Any]:
-    if not isinstance(data, Mapping):
-        raise ConfigError("configuration: an adjudication setting is not an object")
-    return {k: bool(v) if k in bools else _json_int(data, k) for k, v in data.items()}
+def _json_ints(data: Any, key: str, kind: type, bools: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The fields of an adjudication rule (``kind``); a missing one keeps its default."""
+    known = set(kind.__dataclass_fields__)  # type: ignore[attr-defined]
+    if not isinstance(data, Mapping) or not set(data) <= known:
+        raise ConfigError(f"configuration: '{key}' is not an object of {', '.join(sorted(known))}")
+    return {k: _json_bool(data, k) if k in bools else _json_int(data, k) for k in data}
 
 
 def _json_numbers(data: Any, key: str) -> dict[str, float]:
@@ -776,6 +924,14 @@ def _json_numbers(data: Any, key: str) -> dict[str, float]:
     ):
         raise ConfigError(f"configuration: '{key}' is not an object of numbers")
     return {str(k): float(v) for k, v in data.items()}
+
+
+def _json_sprt(data: Any) -> dict[str, float]:
+    """The SPRT's settings: all four, as the command line stores them."""
+    numbers = _json_numbers(data, "sprt")
+    if set(numbers) != set(SprtConfig.KEYS):
+        raise ConfigError("configuration: 'sprt' is not an object of elo0, elo1, alpha, beta")
+    return numbers
 
 
 def _timeouts_json(data: Any) -> Timeouts:
@@ -813,18 +969,29 @@ OPTIONS: dict[str, int | None] = {
 }
 
 
+#: The words that ask for the help.
+HELP_WORDS = ("-h", "--help", "-help")
+
+
 def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
-    """``--opt word word --opt2 ...`` -> ``[(opt, words)]`` (``-opt`` works too, as in cutechess)."""
+    """``--opt word word --opt2 ...`` -> ``[(opt, words)]`` (``-opt`` works too, as in cutechess).
+
+    ``-h``, ``--help`` (where an option may stand) give ``("help", [])``: the caller prints the
+    help. Only a whole word is an option: ``--resume -dir`` is the folder ``-dir``."""
     out: list[tuple[str, list[str]]] = []
     i = 0
     while i < len(args):
         token = args[i]
+        if token.lower() in HELP_WORDS:
+            out.append(("help", []))
+            i += 1
+            continue
         if not token.startswith("-") or token in ("-", "--"):
-            raise ConfigError(f"unexpected argument '{token}' (options start with --)")
+            raise ConfigError(f"unexpected argument '{_shown(token)}' (options start with --)")
         name = token.lstrip("-").lower()
         if name not in OPTIONS:
             raise ConfigError(
-                f"unknown option '{token}' (known: {', '.join('--' + o for o in OPTIONS)})"
+                f"unknown option '{_shown(token)}' (known: {', '.join('--' + o for o in OPTIONS)})"
             )
         arity = OPTIONS[name]
         i += 1
@@ -841,7 +1008,9 @@ def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _is_option(token: str) -> bool:
-    return token.startswith("-") and token.lstrip("-").lower() in OPTIONS
+    return token.lower() in HELP_WORDS or (
+        token.startswith("-") and token.lstrip("-").lower() in OPTIONS
+    )
 
 
 def key_values(option: str, words: list[str], bare: tuple[str, ...] = ()) -> dict[str, str]:
@@ -853,9 +1022,9 @@ def key_values(option: str, words: list[str], bare: tuple[str, ...] = ()) -> dic
             if word.lower() in bare:
                 out[word.lower()] = ""
                 continue
-            raise ConfigError(f"--{option}: '{word}' is not key=value")
+            raise ConfigError(f"--{option}: '{_shown(word)}' is not key=value")
         if not key:
-            raise ConfigError(f"--{option}: '{word}' has no key")
+            raise ConfigError(f"--{option}: '{_shown(word)}' has no key")
         out[key if key.startswith("option.") else key.lower()] = value
     return out
 
@@ -864,7 +1033,8 @@ def _no_extra(option: str, kv: Mapping[str, str], allowed: set[str]) -> None:
     extra = set(kv) - allowed
     if extra:
         raise ConfigError(
-            f"--{option}: unknown key{'s' if len(extra) > 1 else ''} {', '.join(sorted(extra))} "
+            f"--{option}: unknown key{'s' if len(extra) > 1 else ''} "
+            f"{', '.join(_shown(k) for k in sorted(extra))} "
             f"(keys: {', '.join(sorted(allowed))})"
         )
 
@@ -915,29 +1085,31 @@ def parse_command_line(args: list[str]) -> MatchConfig:
             try:
                 settings[name] = Tournament(words[0])
             except ValueError:
-                raise ConfigError("--tournament must be round-robin or gauntlet") from None
+                raise ConfigError(
+                    f"--tournament {_shown(words[0])}: must be round-robin or gauntlet"
+                ) from None
         elif name == "openings":
             settings["openings"] = OpeningsConfig.parse(words)
         elif name == "resign":
             kv = key_values(name, words)
             _no_extra(name, kv, {"movecount", "score", "twosided"})
             resign = ResignRule(
-                _int("--resign movecount=", kv.get("movecount", "3"), 1, 1000),
-                _int("--resign score=", kv.get("score", "1000"), 0, 100_000),
+                _int("--resign movecount=", kv.get("movecount", "3"), 1, MAX_MOVECOUNT),
+                _int("--resign score=", kv.get("score", "1000"), 0, MAX_CP, " of centipawns"),
                 _bool("--resign twosided=", kv.get("twosided", "false")),
             )
         elif name == "draw":
             kv = key_values(name, words)
             _no_extra(name, kv, {"movenumber", "movecount", "score"})
             draw = DrawRule(
-                _int("--draw movenumber=", kv.get("movenumber", "40"), 0, 100_000),
-                _int("--draw movecount=", kv.get("movecount", "8"), 1, 1000),
-                _int("--draw score=", kv.get("score", "10"), 0, 100_000),
+                _int("--draw movenumber=", kv.get("movenumber", "40"), 0, MAX_MOVENUMBER),
+                _int("--draw movecount=", kv.get("movecount", "8"), 1, MAX_MOVECOUNT),
+                _int("--draw score=", kv.get("score", "10"), 0, MAX_CP, " of centipawns"),
             )
         elif name == "sprt":
             settings["sprt"] = SprtConfig.parse(words)
         elif name == "timeout":
-            timeouts = timeouts.with_keys(key_values(name, words), "--timeout")
+            timeouts = timeouts.with_keys(key_values(name, words), "--timeout ")
         elif name in ("recover", "debug"):
             settings[name] = True
         elif name in ("out", "event"):

@@ -13,6 +13,7 @@ The referee's parts: :mod:`tools.config` (the command line as dataclasses), :mod
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -21,8 +22,11 @@ from pathlib import Path
 import click
 
 from zengine.engine.variants import variant_names
+from zengine.protocol.cli import fail
 from zengine.tools.config import (
     ConfigError,
+    MatchConfig,
+    check_commands,
     parse_command_line,
     parse_concurrency,
     parse_rating_interval,
@@ -30,19 +34,33 @@ from zengine.tools.config import (
 )
 from zengine.tools.live import LiveOutput, print_line
 from zengine.tools.runner import (
+    CONFIG_FILE,
     ExitReason,
+    FolderLock,
     Match,
     RunResult,
+    check_unused,
     new_out_dir,
     read_config,
     write_config,
 )
+from zengine.tools.schedule import OpeningError, match_schedule
+
+
+class SetupWriteError(Exception):
+    """The output folder could not be written before the first game (a full disk): one line,
+    the exit code of :attr:`ExitReason.WRITE_FAILED`."""
 
 
 def run_match(
     args: list[str], emit: Callable[[str], None] = print_line, progress: bool | None = None
 ) -> RunResult:
-    """Parse, set up the output directory (or resume one), and play. Raises ConfigError."""
+    """Parse, set up the output directory (or resume one), and play.
+
+    Everything is checked before anything is played: the command line or ``config.json``,
+    that the engines' programs exist, the openings, the folder (locked for this run: a second
+    referee in the same folder is refused). Raises ConfigError for any of it, SetupWriteError
+    when the folder cannot be written."""
     options = split_options(args)
     resume = [words for name, words in options if name == "resume"]
     if resume:
@@ -52,41 +70,61 @@ def run_match(
         if extra:
             raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
         out_dir = Path(resume[0][0])
-        config = read_config(out_dir)
-        for name, words in options:
-            if name == "concurrency":
-                config = replace(config, concurrency=parse_concurrency(words[0]))
-            elif name == "ratinginterval":
-                config = replace(config, rating_interval=parse_rating_interval(words[0]))
+        if not out_dir.is_dir():
+            raise ConfigError(f"--resume {out_dir}: no such folder")
+        lock = FolderLock(out_dir)
+        try:
+            config = read_config(out_dir)
+            for name, words in options:
+                if name == "concurrency":
+                    config = replace(config, concurrency=parse_concurrency(words[0]))
+                elif name == "ratinginterval":
+                    config = replace(config, rating_interval=parse_rating_interval(words[0]))
+            check_commands(config.engines)
+            match = Match(config, out_dir, LiveOutput(emit, progress))
+        except BaseException:
+            lock.release()
+            raise
     else:
         config = parse_command_line(args)
+        check_commands(config.engines)
+        _check_openings(config)  # before the folder is made
         out_dir = new_out_dir(config.out)
-        config = replace(config, out=str(out_dir))
-        write_config(config, out_dir)
-    match = Match(config, out_dir, LiveOutput(emit, progress))
-    engines = ", ".join(f"{e.describe()} [{e.limits.text()}]" for e in config.engines)
-    emit(f"Match: {engines}")
-    kind = config.tournament.value if len(config.engines) > 2 else "match"
-    emit(
-        f"Variant {match.rules.describe()}, {len(match.games)} games ({kind}, "
-        f"{config.rounds} round(s) x {config.games} games per encounter), openings {config.openings.text()}, "
-        f"concurrency {config.concurrency}"
-    )
-    emit(f"Seed {config.seed}; output in {out_dir}")
-    result = match.run()
-    if result.reason is not ExitReason.INTERRUPTED:  # Ctrl-C means "stop now"
-        _report(out_dir, emit)
-    return result
-
-
-def _report(out_dir: Path, emit: Callable[[str], None]) -> None:
-    """Write the match's HTML report (``zengine report DIR`` redraws it at any time)."""
-    from zengine.tools.report import ReportError, write_report
-
+        lock = FolderLock(out_dir)
+        try:
+            check_unused(out_dir)
+            config = replace(config, out=str(out_dir))
+            try:
+                write_config(config, out_dir)
+            except OSError as exc:
+                raise SetupWriteError(
+                    f"cannot write {out_dir / CONFIG_FILE}: {exc.strerror or exc}"
+                ) from None
+            match = Match(config, out_dir, LiveOutput(emit, progress))
+        except BaseException:
+            lock.release()
+            raise
     try:
-        emit(f"Report: {write_report(out_dir)}")
-    except ReportError as error:
-        emit(f"No report: {error}")
+        say = match.output.emit  # guarded by the match: a closed output stops it quietly
+        engines = ", ".join(f"{e.describe()} [{e.limits.text()}]" for e in config.engines)
+        say(f"Match: {engines}")
+        kind = config.tournament.value if len(config.engines) > 2 else "match"
+        say(
+            f"Variant {match.rules.describe()}, {len(match.games)} games ({kind}, "
+            f"{config.rounds} round(s) x {config.games} games per encounter), openings "
+            f"{config.openings.text()}, concurrency {config.concurrency}"
+        )
+        say(f"Seed {config.seed}; output in {out_dir}")
+        return match.run()
+    finally:
+        lock.release()
+
+
+def _check_openings(config: MatchConfig) -> None:
+    try:
+        match_schedule(config, config.make_rules())
+    except OpeningError as exc:
+        raise ConfigError(f"--openings: {exc}") from None
 
 
 HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style options).
@@ -128,19 +166,40 @@ def _help() -> str:
 @click.command(
     "match",
     help=_help(),
+    add_help_option=False,  # -h is read with the options: `--resume -hdir` is a folder
     context_settings={
         "ignore_unknown_options": True,
         "allow_interspersed_args": False,
-        "help_option_names": ["-h", "--help"],
     },
 )
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def match_command(args: tuple[str, ...]) -> None:
+@click.pass_context
+def match_command(ctx: click.Context, args: tuple[str, ...]) -> None:
+    where = ctx.command_path
     try:
+        if any(name == "help" for name, _ in split_options(list(args))):
+            click.echo(ctx.get_help())
+            return
         result = run_match(list(args))
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitReason.USAGE.code)
+        fail(where, str(exc), ExitReason.USAGE.code)
+    except SetupWriteError as exc:
+        fail(where, str(exc), ExitReason.WRITE_FAILED.code)
     except KeyboardInterrupt:
         sys.exit(ExitReason.INTERRUPTED.code)
+    finally:
+        _settle_stdout()
     sys.exit(result.exit_code)
+
+
+def _settle_stdout() -> None:
+    """If stdout was closed (``| head``), point it at nothing: the lines still buffered must
+    not fail again, with a traceback, when the interpreter flushes them at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import stat
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -231,39 +232,111 @@ def make_record(
 
 
 # --- files ----------------------------------------------------------------------------------------
+#
+# A write that fails (a full disk, a quota) leaves the files as they were before it: an append
+# is cut back to the old length, a rewrite goes to a temporary file that is removed. The caller
+# decides what a failure means (the referee stops the match, keeping the games written).
 
 
-def append_line(path: str, text: str) -> None:
-    """Append text durably (flush + fsync) so a crash right after loses nothing."""
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+class RecordsError(ValueError):
+    """A games file that cannot be used: unreadable, not a file, or a complete line in it that
+    is no game record (a damaged or foreign file; resuming would silently drop games)."""
+
+
+def append_line(path: str, text: str) -> int:
+    """Append text durably (flush + fsync) so a crash right after loses nothing; returns the
+    file's length before. If the write fails, the file is cut back to that length (no partial
+    line stays, to be glued to the next one) and the OSError is raised."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            data = memoryview(text.encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data) :]
+            os.fsync(fd)
+        except OSError:
+            _cut(fd, size)
+            raise
+    finally:
+        os.close(fd)
+    return size
+
+
+def _cut(fd: int, size: int) -> None:
+    """Cut a file back to ``size`` bytes after a failed write (best effort: truncating frees
+    space, so it works on a full disk; if it fails too, the reader still skips a line cut short)."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError:
+        pass
 
 
 def append_game(jsonl_path: str, pgn_path: str, record: GameRecord) -> None:
-    """Append one game: the JSON line first (the authority), then its PGN text."""
-    append_line(jsonl_path, json.dumps(record.to_json(), sort_keys=True) + "\n")
-    append_line(pgn_path, pgn_text(record) + "\n")
+    """Append one game: the JSON line first (the authority), then its PGN text. A game is kept
+    only if both are written: if the PGN text fails, the JSON line is cut off again."""
+    size = append_line(jsonl_path, json.dumps(record.to_json(), sort_keys=True) + "\n")
+    try:
+        append_line(pgn_path, pgn_text(record) + "\n")
+    except OSError:
+        fd = os.open(jsonl_path, os.O_WRONLY)
+        try:
+            _cut(fd, size)
+        finally:
+            os.close(fd)
+        raise
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Replace a file's content all at once (temporary file, fsync, rename): a crash or a full
+    disk leaves the old content, and no temporary file (it is removed if the write fails)."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def read_games(jsonl_path: str) -> list[GameRecord]:
-    """The complete game records of a JSON-lines file, in file order; a truncated or
-    unreadable line (a crash mid-write) is skipped, as is a second record of the same id."""
+    """The game records of a JSON-lines file, in file order (none if there is no file).
+
+    A last line without its line break (a crash mid-write) is skipped unless it is a complete
+    record; so is a second record of the same id. Any other line that is not a record means
+    the file is damaged or not ours: :class:`RecordsError` naming the line, not a silent skip
+    that would play those games again.
+    """
+    try:
+        # Opened without waiting: a FIFO in its place is refused, not waited on.
+        with open(os.open(jsonl_path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RecordsError(f"{jsonl_path}: not a regular file")
+            data = handle.read()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise RecordsError(f"{jsonl_path}: {exc.strerror or exc}") from None
     games: list[GameRecord] = []
     seen: set[int] = set()
-    try:
-        with open(jsonl_path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().split("\n")
-    except FileNotFoundError:
-        return games
-    for line in lines:
+    lines = data.split(b"\n")
+    last = len(lines)
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            record = GameRecord.from_json(json.loads(line))
-        except (json.JSONDecodeError, RecordError):
-            continue
+            record = _record_of_line(line)
+        except RecordError as exc:
+            if number == last:  # cut short by a crash
+                continue
+            raise RecordsError(f"{jsonl_path}:{number}: not a game record ({exc})") from None
         if record.id in seen:
             continue
         seen.add(record.id)
@@ -271,19 +344,21 @@ def read_games(jsonl_path: str) -> list[GameRecord]:
     return games
 
 
+def _record_of_line(line: bytes) -> GameRecord:
+    try:
+        data = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError("not UTF-8 text") from None
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
+        raise RecordError("not JSON") from None
+    return GameRecord.from_json(data)
+
+
 def rewrite_games(jsonl_path: str, pgn_path: str, games: Iterable[GameRecord]) -> None:
-    """Rewrite both files from complete records (atomically: temp file + rename)."""
+    """Rewrite both files from complete records (each atomically: temporary file + rename)."""
     games = list(games)
-    for path, body in (
-        (jsonl_path, "".join(json.dumps(g.to_json(), sort_keys=True) + "\n" for g in games)),
-        (pgn_path, "".join(pgn_text(g) + "\n" for g in games)),
-    ):
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+    write_atomic(jsonl_path, "".join(json.dumps(g.to_json(), sort_keys=True) + "\n" for g in games))
+    write_atomic(pgn_path, "".join(pgn_text(g) + "\n" for g in games))
 
 
 # --- PGN --------------------------------------------------------------------------------------------

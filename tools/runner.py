@@ -12,9 +12,14 @@ exit code.
 from __future__ import annotations
 
 import enum
+import errno
+import fcntl
 import json
 import os
+import shlex
 import signal
+import socket
+import stat
 import sys
 import threading
 import time
@@ -26,12 +31,19 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from zengine.engine.values import Termination
+from zengine.engine.values import Termination, shown
 from zengine.tools.config import ConfigError, MatchConfig
 from zengine.tools.engine_process import EngineError, EngineProcess
 from zengine.tools.live import LiveOutput
 from zengine.tools.play import EngineKeeper, GameReport, play_scheduled_game
-from zengine.tools.records import append_game, read_games, rewrite_games
+from zengine.tools.records import (
+    GameRecord,
+    RecordsError,
+    append_game,
+    read_games,
+    rewrite_games,
+    write_atomic,
+)
 from zengine.tools.schedule import OpeningError, ScheduledGame, match_schedule
 from zengine.tools.summary import summary, summary_text
 from zengine.tools.tally import MatchTally
@@ -42,6 +54,19 @@ PGN_FILE = "games.pgn"
 SUMMARY_FILE = "summary.json"
 STDERR_FILE = "engines-stderr.log"
 TRAFFIC_FILE = "traffic.log"
+LOCK_FILE = "lock"
+#: A config.json is a few kilobytes; reading is capped (a wrong file must not fill the memory).
+MAX_CONFIG_BYTES = 1024 * 1024
+#: The files of an output folder: each must be a regular file if it exists.
+FOLDER_FILES = (
+    CONFIG_FILE,
+    GAMES_FILE,
+    PGN_FILE,
+    SUMMARY_FILE,
+    STDERR_FILE,
+    TRAFFIC_FILE,
+    LOCK_FILE,
+)
 
 
 class ExitReason(enum.Enum):
@@ -50,6 +75,7 @@ class ExitReason(enum.Enum):
     COMPLETED = (0, "the schedule was played")
     SPRT_DECIDED = (0, "the SPRT decided (games already running finished and were counted)")
     REFEREE_ERROR = (1, "a referee error: a traceback on stderr, finished games kept")
+    WRITE_FAILED = (1, "the output could not be written (a full disk): finished games kept")
     USAGE = (2, "a bad command line or configuration: one line on stderr, nothing played")
     ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
     INTERRUPTED = (130, "interrupted (Ctrl-C, SIGTERM, SIGHUP): finished games kept")
@@ -65,12 +91,14 @@ class ExitReason(enum.Enum):
 
 
 #: A later stop replaces an earlier one only if it ranks higher: an interrupt or a referee
-#: error is reported even after an SPRT decision or an engine failure.
+#: error is reported even after an SPRT decision or an engine failure. A failed write and an
+#: interrupt rank alike: the first is the cause (a failed write stops the match as Ctrl-C does).
 _RANK = {
     ExitReason.SPRT_DECIDED: 1,
     ExitReason.ENGINE_FAILURE: 1,
     ExitReason.REFEREE_ERROR: 2,
     ExitReason.INTERRUPTED: 3,
+    ExitReason.WRITE_FAILED: 3,
 }
 
 
@@ -99,12 +127,19 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 class Match:
-    """A configured match with its output directory: plays the games still missing."""
+    """A configured match with its output directory: plays the games still missing.
+
+    The folder is checked here (its files, the finished games against the schedule: a damaged
+    folder is a ConfigError before anything is played); the caller holds its lock."""
 
     def __init__(self, config: MatchConfig, out_dir: Path, output: LiveOutput) -> None:
         self.config = config
         self.out_dir = out_dir
         self.output = output
+        # Every line goes through the guard: output nobody can read stops the match.
+        self._emit = output.emit
+        output.emit = self._guarded_emit
+        self.output_lost = False
         self.rules = config.make_rules()
         try:
             self.games = match_schedule(config, self.rules)
@@ -112,8 +147,14 @@ class Match:
             raise ConfigError(f"--openings: {exc}") from None
         self.jsonl = str(out_dir / GAMES_FILE)
         self.pgn = str(out_dir / PGN_FILE)
-        self.lock = threading.Lock()
+        check_folder(out_dir)
+        self.done = self._finished_games()
+        # Reentrant: a failed write reports itself from code that already holds the lock.
+        self.lock = threading.RLock()
         self.stop = threading.Event()
+        #: Set when the match must stop at once, as on Ctrl-C: the output or the records
+        #: cannot be written, so the games in progress could not be kept.
+        self.abort = threading.Event()
         self.aborting = False
         self.stopped: Stop | None = None
         self.live: set[EngineProcess] = set()
@@ -127,12 +168,73 @@ class Match:
         except OSError as exc:
             raise ConfigError(f"cannot write in {out_dir}: {exc.strerror or exc}") from None
 
+    def _finished_games(self) -> list[GameRecord]:
+        """The records of ``games.jsonl``, each checked against the schedule: a game the
+        schedule does not have (another configuration's, a hand-edited file) is a
+        ConfigError, not a game silently dropped or counted for the wrong engine."""
+        try:
+            done = read_games(self.jsonl)
+        except RecordsError as exc:
+            raise ConfigError(str(exc)) from None
+        names = self.config.names
+        for record in done:
+            if not 0 <= record.id < len(self.games):
+                raise ConfigError(
+                    f"{self.jsonl}: game id {record.id} is not in the schedule of {CONFIG_FILE} "
+                    f"(ids 0 to {len(self.games) - 1})"
+                )
+            p1, p2 = self.games.players(record.id)
+            if (record.p1_index, record.p2_index, record.p1, record.p2) != (
+                p1,
+                p2,
+                names[p1],
+                names[p2],
+            ):
+                raise ConfigError(
+                    f"{self.jsonl}: game id {record.id} is {shown(record.p1)} vs "
+                    f"{shown(record.p2)}; the schedule of {CONFIG_FILE} has {names[p1]} vs "
+                    f"{names[p2]}"
+                )
+        return done
+
     # --- output ------------------------------------------------------------------------------
+    def _guarded_emit(self, line: str) -> None:
+        """Print a line; if the output cannot take it (``| head`` closed the pipe, a full
+        disk), stop the match as on Ctrl-C and print nothing more: no traceback."""
+        if self.output_lost:
+            return
+        try:
+            self._emit(line)
+        except OSError as exc:
+            self.output_lost = True
+            if exc.errno == errno.EPIPE:
+                self._abort_with(ExitReason.INTERRUPTED, "the output was closed (broken pipe)")
+            else:
+                self._abort_with(
+                    ExitReason.WRITE_FAILED, f"cannot write the output: {exc.strerror or exc}"
+                )
+
+    def _abort_with(self, reason: ExitReason, text: str) -> None:
+        """Stop at once (the main loop stops every engine): nothing more can be kept."""
+        with self.lock:
+            self._stop(reason, text)
+        self.abort.set()
+
+    def _write_failed(self, what: str, exc: OSError) -> None:
+        self._abort_with(ExitReason.WRITE_FAILED, f"cannot write {what}: {exc.strerror or exc}")
+
     def _log(self, line: str) -> None:
         if self._traffic is not None:
             with self.lock:
-                self._traffic.write(f"{time.monotonic():.6f} {line}\n")
-                self._traffic.flush()
+                if self._traffic is None:  # closed by a failed write meanwhile
+                    return
+                try:
+                    self._traffic.write(f"{time.monotonic():.6f} {line}\n")
+                    self._traffic.flush()
+                except OSError as exc:
+                    traffic, self._traffic = self._traffic, None
+                    _close_quietly(traffic)
+                    self._write_failed(str(self.out_dir / TRAFFIC_FILE), exc)
 
     def _stop(self, reason: ExitReason, text: str) -> None:
         """Record why the match stops (the first reason, unless a later one ranks higher)."""
@@ -143,37 +245,49 @@ class Match:
     # --- running -----------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Play the missing games; returns why the run ended and the summary (also written)."""
-        valid_ids = {g.id for g in self.games}
-        done = [r for r in read_games(self.jsonl) if r.id in valid_ids]
-        # Rebuild both files from the complete records: drops a truncated last line and any
-        # PGN text of a game whose JSON line was lost, so appends continue cleanly.
-        rewrite_games(self.jsonl, self.pgn, done)
+        done = self.done
         for record in done:
             self.tally.add(record)
         finished = {r.id for r in done}
-        pending = [g for g in self.games if g.id not in finished]
+        # The schedule makes its games when asked: the pending ones are taken one by one.
+        pending = (i for i in range(len(self.games)) if i not in finished)
+        to_play = len(self.games) - len(finished)
         if done:
-            self.output.emit(f"Resuming: {len(done)} games already played, {len(pending)} to play")
+            self.output.emit(f"Resuming: {len(done)} games already played, {to_play} to play")
+        try:
+            # Rebuild both files from the complete records: drops a truncated last line and
+            # any PGN text of a game whose JSON line was lost, so appends continue cleanly.
+            rewrite_games(self.jsonl, self.pgn, done)
+        except OSError as exc:
+            self._write_failed(f"the games in {self.out_dir}", exc)
+            to_play = 0
         if self.config.sprt is not None:
             verdict = self.tally.sprt(self.config.sprt).verdict
             if verdict:
                 self._stop(ExitReason.SPRT_DECIDED, f"SPRT decided ({verdict}) before this run")
-                pending = []
+                to_play = 0
         started = time.monotonic()
         queue_lock = threading.Lock()
-        todo = list(reversed(pending))
 
         def next_game() -> ScheduledGame | None:
             with queue_lock:
-                if self.stop.is_set() or not todo:
+                if self.stop.is_set():
                     return None
-                game = todo.pop()
+                index = next(pending, None)
+                if index is None:
+                    return None
+                try:
+                    game = self.games[index]
+                except OpeningError as exc:  # a random opening not found: very unlikely
+                    with self.lock:
+                        self._stop(ExitReason.REFEREE_ERROR, f"--openings: {exc}")
+                    return None
                 self.output.started(game.id, game.p1, game.p2)
                 return game
 
         workers = [
             threading.Thread(target=self._worker, args=(next_game,), name=f"game-{i}", daemon=True)
-            for i in range(min(self.config.concurrency, max(len(pending), 1)))
+            for i in range(min(self.config.concurrency, to_play))
         ]
         self.output.begin(
             self.config.names, len(self.games), self.tally, self.config.rating_interval
@@ -189,6 +303,9 @@ class Match:
             for w in workers:
                 w.start()
             while any(w.is_alive() for w in workers):
+                if self.abort.is_set():
+                    self._interrupt(workers)
+                    break
                 for w in workers:
                     w.join(timeout=0.1)
         except KeyboardInterrupt:
@@ -214,20 +331,40 @@ class Match:
         if self.played_now and wall > 0:
             extra["games_per_minute"] = self.played_now * 60 / wall
         data = summary(self.config, self.tally, len(self.games), extra)
-        tmp = self.out_dir / (SUMMARY_FILE + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, self.out_dir / SUMMARY_FILE)
+        path = self.out_dir / SUMMARY_FILE
+        try:
+            write_atomic(str(path), json.dumps(data, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            self._write_failed(str(path), exc)
+            if self.stopped is not None and self.stopped.reason is ExitReason.WRITE_FAILED:
+                reason = ExitReason.WRITE_FAILED
+                data.update(stopped=self.stopped.text, exit_reason=reason.name.lower())
         self.output.end()
         self.output.emit("")
         self.output.emit(summary_text(data))
-        if reason is ExitReason.INTERRUPTED:
+        # Ctrl-C means "stop now", and a full disk has no room for a report.
+        if reason not in (ExitReason.INTERRUPTED, ExitReason.WRITE_FAILED):
+            self._report()
+        if reason not in (ExitReason.COMPLETED, ExitReason.SPRT_DECIDED):
+            start = "Interrupted: " if reason is ExitReason.INTERRUPTED else ""
             self.output.emit(
-                f"Interrupted: {self.tally.games} games kept. Resume with: zengine match --resume {self.out_dir}"
+                f"{start}{self.tally.games} games kept. Resume with: {resume_command(self.out_dir)}"
             )
-        self._stderr.close()
-        if self._traffic is not None:
-            self._traffic.close()
+        _close_quietly(self._stderr)
+        with self.lock:
+            traffic, self._traffic = self._traffic, None
+        if traffic is not None:
+            _close_quietly(traffic)
         return RunResult(reason, data)
+
+    def _report(self) -> None:
+        """Write the match's HTML report (``zengine report DIR`` redraws it at any time)."""
+        from zengine.tools.report import ReportError, write_report
+
+        try:
+            self.output.emit(f"Report: {write_report(self.out_dir)}")
+        except ReportError as error:
+            self.output.emit(f"No report: {error}")
 
     def _interrupt(self, workers: list[threading.Thread]) -> None:
         """Ctrl-C: discard the games in progress, kill every engine, reap, keep finished games."""
@@ -302,13 +439,17 @@ class Match:
         with self.lock:
             if self.aborting:
                 return
-            append_game(self.jsonl, self.pgn, record)
+            try:
+                append_game(self.jsonl, self.pgn, record)
+            except OSError as exc:  # not kept: it is played again on resume
+                self._write_failed(f"game {record.id + 1} to {self.jsonl}", exc)
+                return
             self.tally.add(record)
             self.played_now += 1
             if failure is not None and not self.config.recover:
                 self._stop(
                     ExitReason.ENGINE_FAILURE,
-                    f"engine failure: {failure} (without --recover the match stops; resume with --resume)",
+                    f"engine failure: {failure} (without --recover the match stops)",
                 )
             verdict = state = None
             if self.config.sprt is not None:
@@ -321,16 +462,94 @@ class Match:
                 self.output.say(f"SPRT: {verdict} accepted, stopping the match")
 
 
+def _close_quietly(handle: IO[Any]) -> None:
+    """Close a log file whose last buffered bytes may not fit on a full disk."""
+    try:
+        handle.close()
+    except OSError:
+        pass
+
+
+def resume_command(out_dir: Path) -> str:
+    """The command that resumes a match, as a shell runs it (the folder quoted)."""
+    return f"zengine match --resume {shlex.quote(str(out_dir))}"
+
+
+class FolderLock:
+    """The lock of an output folder: one referee writes a folder at a time.
+
+    An advisory ``fcntl.flock`` on ``DIR/lock``, which names its holder (pid and host). The
+    system releases it when the process ends, however it ends (SIGKILL too), so a stale lock
+    cannot stop a resume. The file stays: removing it would let a third referee lock a new file
+    while a second still waits on the old one. Engines do not inherit it (Python opens files
+    non-inheritable), so an orphaned engine cannot hold it either."""
+
+    def __init__(self, folder: Path) -> None:
+        path = folder / LOCK_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise ConfigError(f"cannot write in {folder}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = _lock_holder(fd)
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise ConfigError(
+                    f"{folder} is in use by another zengine match ({holder}); "
+                    "wait for it to end or stop it"
+                ) from None
+            raise ConfigError(f"cannot lock {path}: {exc.strerror or exc}") from None
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode())
+        except OSError:
+            pass  # the name of the holder only helps the message: the lock is what counts
+        self.fd: int | None = fd
+
+    def release(self) -> None:
+        """Unlock (closing the file releases the lock); once is enough, more is harmless."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _lock_holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 200, 0).decode("utf-8", errors="replace").strip()
+    except OSError:
+        text = ""
+    # The holder may not have written its name yet.
+    return shown(text, 80) if text else "its pid is not written yet"
+
+
+def check_folder(out_dir: Path) -> None:
+    """Each file the referee keeps in the folder is a regular file if it is there (a
+    directory in place of ``games.jsonl`` is a damaged folder, said in one line)."""
+    for name in FOLDER_FILES:
+        path = out_dir / name
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{path} is not a regular file: the folder is damaged")
+    for name in FOLDER_FILES:  # left by a referee killed mid-write
+        try:
+            os.unlink(out_dir / (name + ".tmp"))
+        except OSError:
+            pass
+
+
 def new_out_dir(base: str | None) -> Path:
     """``--out DIR`` (created), or a new ``./matches/<UTC timestamp>`` directory."""
     if base:
         path = Path(base)
         if path.exists() and not path.is_dir():
             raise ConfigError(f"--out {base}: not a directory")
-        if read_games(str(path / GAMES_FILE)):
-            raise ConfigError(
-                f"--out {base}: it already holds games; use --resume {base} to continue it"
-            )
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -346,29 +565,60 @@ def new_out_dir(base: str | None) -> Path:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise ConfigError(f"cannot create {path}: {exc.strerror or exc}") from None
-    raise ConfigError("cannot create an output directory under ./matches")
+            raise ConfigError(
+                f"cannot create the output folder {path}: {exc.strerror or exc} (give --out DIR)"
+            ) from None
+    raise ConfigError("cannot create an output directory under ./matches (give --out DIR)")
+
+
+def check_unused(out_dir: Path) -> None:
+    """A new match may not write into a folder holding another's games (checked under the
+    folder's lock, so that a match starting there meanwhile is seen)."""
+    games = out_dir / GAMES_FILE
+    try:
+        used = games.stat().st_size > 0
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"{games}: {exc.strerror or exc}") from None
+    if used:
+        raise ConfigError(
+            f"--out {out_dir}: it already holds games; use --resume {shlex.quote(str(out_dir))} "
+            "to continue it"
+        )
 
 
 def write_config(config: MatchConfig, out_dir: Path) -> None:
-    """``DIR/config.json`` (atomically), what ``--resume`` reads back."""
-    tmp = out_dir / (CONFIG_FILE + ".tmp")
-    try:
-        tmp.write_text(
-            json.dumps(config.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        os.replace(tmp, out_dir / CONFIG_FILE)
-    except OSError as exc:
-        raise ConfigError(f"cannot write {out_dir / CONFIG_FILE}: {exc.strerror or exc}") from None
+    """``DIR/config.json`` (atomically), what ``--resume`` reads back. An OSError is raised
+    (no temporary file is left)."""
+    write_atomic(
+        str(out_dir / CONFIG_FILE), json.dumps(config.to_json(), indent=2, sort_keys=True) + "\n"
+    )
 
 
 def read_config(out_dir: Path) -> MatchConfig:
-    """The configuration stored in ``DIR/config.json`` (ConfigError if there is none)."""
+    """The configuration stored in ``DIR/config.json`` (ConfigError if there is none, or it
+    is not a configuration)."""
+    path = out_dir / CONFIG_FILE
     try:
-        data = json.loads((out_dir / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"--resume {out_dir}: no readable {CONFIG_FILE} ({exc})") from None
+        # Opened without waiting: a FIFO in its place is refused, not waited on.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ConfigError(f"--resume {out_dir}: {path} is not a regular file")
+            text = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"--resume {out_dir}: no {CONFIG_FILE}: not a match folder") from None
+    except OSError as exc:
+        raise ConfigError(f"--resume {out_dir}: {path}: {exc.strerror or exc}") from None
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"--resume {out_dir}: {path} is too large for a configuration")
+    try:
+        data = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ConfigError(
+            f"--resume {out_dir}: {path} is not JSON: the folder is damaged"
+        ) from None
     try:
         return MatchConfig.from_json(data)
     except ConfigError as exc:
-        raise ConfigError(f"--resume {out_dir}: {CONFIG_FILE}: {exc}") from None
+        raise ConfigError(f"--resume {out_dir}: {path}: {exc}") from None

@@ -8,9 +8,13 @@ moves. Each opening is played twice, back to back, with colours swapped: games `
 
 from __future__ import annotations
 
+import functools
+import os
 import random
-from collections.abc import Sequence
+import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from zengine.engine.game import GameError, Rules, State, play_texts, sorted_moves
 from zengine.tools.config import MatchConfig, OpeningsConfig, OpeningsKind, Tournament
@@ -85,6 +89,38 @@ def parse_opening_line(rules: Rules, line: str) -> Opening:
             ) from None
 
 
+#: An openings file larger than this is refused (a book of a few hundred thousand lines fits);
+#: so are longer lines. Reading is capped, so a wrong path (a log, a disk image) fails at once.
+MAX_OPENINGS_BYTES = 64 * 1024 * 1024
+MAX_OPENING_LINE = 10_000
+
+
+def _book_lines(path: str) -> list[str]:
+    """The lines of an openings file, read with a size cap; OpeningError says why not."""
+    try:
+        # Opened without waiting (a FIFO would wait for a writer), then checked on the open
+        # file: a FIFO or a device (/dev/zero) is refused unread.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise OpeningError(f"openings file '{path}' is not a regular file")
+            data = handle.read(MAX_OPENINGS_BYTES + 1)
+    except OSError as exc:
+        raise OpeningError(f"cannot read openings file '{path}': {exc.strerror}") from None
+    if len(data) > MAX_OPENINGS_BYTES:
+        raise OpeningError(
+            f"openings file '{path}' is larger than {MAX_OPENINGS_BYTES // 2**20} MiB"
+        )
+    lines = data.split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_OPENING_LINE:
+            raise OpeningError(f"{path}:{number}: a line longer than {MAX_OPENING_LINE} characters")
+    try:
+        return data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        number = data.count(b"\n", 0, exc.start) + 1
+        raise OpeningError(f"{path}:{number}: not UTF-8 text") from None
+
+
 def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
     """The usable openings of a file (blank and ``#`` lines ignored) and how many ended the game.
 
@@ -93,12 +129,7 @@ def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
     """
     openings: list[Opening] = []
     finished = 0
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.readlines()
-    except OSError as exc:
-        raise OpeningError(f"cannot read openings file '{path}': {exc.strerror}") from None
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(_book_lines(path), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
@@ -145,6 +176,66 @@ def openings_needed(rounds: int, games: int) -> int:
     return rounds * ((games + 1) // 2)
 
 
+class Schedule(Sequence[ScheduledGame]):
+    """Every game of a match in playing order, made when asked for: per round, per encounter,
+    ``games`` games in colour-swapped pairs. The k-th pair of a round uses opening
+    ``round * ceil(games / 2) + k`` for every encounter, so each pairing meets the same
+    openings. ``opening(i)`` gives opening ``i``.
+
+    Nothing is drawn ahead: a schedule of a million games costs nothing until its games are
+    played (drawing them all took over a minute before the first game could start)."""
+
+    def __init__(
+        self,
+        engines: int,
+        tournament: Tournament,
+        rounds: int,
+        games: int,
+        opening: Callable[[int], Opening],
+    ) -> None:
+        self.pairings = encounters(engines, tournament)
+        self.rounds = rounds
+        self.games = games
+        self.opening = opening
+
+    def __len__(self) -> int:
+        return self.rounds * len(self.pairings) * self.games
+
+    def players(self, index: int) -> tuple[int, int]:
+        """``(p1, p2)`` of game ``index``, without its opening."""
+        a, b = self.pairings[index // self.games % len(self.pairings)]
+        return (a, b) if index % self.games % 2 == 0 else (b, a)
+
+    @overload
+    def __getitem__(self, index: int) -> ScheduledGame: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ScheduledGame]: ...
+
+    def __getitem__(self, index: int | slice) -> ScheduledGame | list[ScheduledGame]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        rnd, rest = divmod(index, len(self.pairings) * self.games)
+        pairing, g = divmod(rest, self.games)
+        pair = g // 2
+        opening_index = rnd * ((self.games + 1) // 2) + pair
+        p1, p2 = self.players(index)
+        return ScheduledGame(
+            index,
+            rnd,
+            self.pairings[pairing],
+            pair,
+            opening_index,
+            p1,
+            p2,
+            self.opening(opening_index),
+        )
+
+
 def schedule(
     engines: int, tournament: Tournament, rounds: int, games: int, openings: Sequence[Opening]
 ) -> list[ScheduledGame]:
@@ -152,46 +243,50 @@ def schedule(
     pairs. The k-th pair of a round uses opening ``round * ceil(games / 2) + k`` for every
     encounter, so each pairing meets the same openings (``openings`` has at least
     :func:`openings_needed` of them)."""
-    out: list[ScheduledGame] = []
-    pairs_per_round = (games + 1) // 2
-    for rnd in range(rounds):
-        for a, b in encounters(engines, tournament):
-            for g in range(games):
-                pair = g // 2
-                p1, p2 = (a, b) if g % 2 == 0 else (b, a)
-                index = rnd * pairs_per_round + pair
-                out.append(
-                    ScheduledGame(len(out), rnd, (a, b), pair, index, p1, p2, openings[index])
-                )
-    return out
+    return list(Schedule(engines, tournament, rounds, games, openings.__getitem__))
 
 
-def match_schedule(config: MatchConfig, rules: Rules) -> list[ScheduledGame]:
-    """The schedule of a match, openings drawn (raises OpeningError for unusable openings)."""
-    count = openings_needed(config.rounds, config.games)
+def match_schedule(config: MatchConfig, rules: Rules) -> Schedule:
+    """The schedule of a match (raises OpeningError for unusable openings).
+
+    The first opening is made at once, so that a setting no opening can meet fails before
+    anything is played; the others when their games are played."""
+    opening = opening_source(rules, config.openings, config.seed)
     try:
-        openings = openings_for(rules, config.openings, count, config.seed)
+        opening(0)
     except GameError as exc:
         raise OpeningError(str(exc)) from None
-    return schedule(len(config.engines), config.tournament, config.rounds, config.games, openings)
+    return Schedule(len(config.engines), config.tournament, config.rounds, config.games, opening)
 
 
-def openings_for(rules: Rules, setting: OpeningsConfig, count: int, seed: int) -> list[Opening]:
-    """``count`` openings from the ``--openings`` setting and the seed.
+def opening_source(rules: Rules, setting: OpeningsConfig, seed: int) -> Callable[[int], Opening]:
+    """Opening ``i`` of the ``--openings`` setting and the seed, as a function of ``i``.
 
     None: the start position. Random: random lines of ``plies`` plies, the i-th from
-    ``Random(f"{seed}:{i}")`` (independent of how many are drawn). File: the file's lines from
-    line ``start`` (1-based), cycled; ``order=random`` shuffles them with the seed.
+    ``Random(f"{seed}:{i}")`` (independent of how many are drawn; the last few are kept, as
+    the two games of a pair and the encounters of a round ask for the same one). File: the
+    file's lines from line ``start`` (1-based), cycled; ``order=random`` shuffles them with
+    the seed (the file is read here, once).
     """
     if setting.kind is OpeningsKind.NONE:
-        return [Opening(None, ())] * count
+        start = Opening(None, ())
+        return lambda i: start
     if setting.kind is OpeningsKind.RANDOM:
-        return [
-            random_opening(rules, setting.plies, random.Random(f"{seed}:{i}")) for i in range(count)
-        ]
+
+        @functools.lru_cache(maxsize=256)
+        def drawn(i: int) -> Opening:
+            return random_opening(rules, setting.plies, random.Random(f"{seed}:{i}"))
+
+        return drawn
     assert setting.file is not None  # OpeningsConfig checks it
     book, _ = read_openings(rules, setting.file)
     if setting.order == "random":
         random.Random(f"{seed}:book").shuffle(book)
-    start = setting.start - 1
-    return [book[(start + i) % len(book)] for i in range(count)]
+    first = setting.start - 1
+    return lambda i: book[(first + i) % len(book)]
+
+
+def openings_for(rules: Rules, setting: OpeningsConfig, count: int, seed: int) -> list[Opening]:
+    """The first ``count`` openings of :func:`opening_source`."""
+    opening = opening_source(rules, setting, seed)
+    return [opening(i) for i in range(count)]
