@@ -16,13 +16,13 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from sample_records import sample_record
 
-from zengine.engine.values import Result, Score, Termination
+from zengine.engine.values import Result, Score
 from zengine.tools.config import EngineLimits
 from zengine.tools.match import run_match
 from zengine.tools.records import (
     PGN_WIDTH,
-    GameRecord,
     limit_tags,
     move_comment,
     pgn_tags,
@@ -35,39 +35,7 @@ SEVEN = ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
 TAG_LINE = re.compile(r'\[([A-Za-z0-9_]+) "((?:[^"\\]|\\["\\])*)"\]')
 
 
-def record(**changes: object) -> GameRecord:
-    base: dict[str, object] = dict(
-        id=0,
-        round=0,
-        pair=0,
-        encounter=(0, 1),
-        opening_index=0,
-        event="zengine match",
-        date="2026.11.29",
-        variant="zola size 6",
-        variant_name="zola",
-        p1="A",
-        p2="B",
-        p1_index=0,
-        p2_index=1,
-        result=Result.P1_WIN,
-        termination=Termination.RULES,
-        reason="every Blue checker captured",
-        opening="a1xa2",
-        opening_moves=("a1xa2",),
-        start_fen="brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r",
-        final_fen="6/6/6/6/6/r5 b",
-        start_side=0,
-        moves=("b2xa2", "c1xb1", "d1xc1"),
-        times_ms=(120, 5, 7),
-        scores=(Score(cp=-35), None, Score(mate=3)),
-        depths=(4, None, 9),
-        time_control="10+0.1",
-        overhead_ms=0.25,
-        overhead_moves=2,
-    )
-    base.update(changes)
-    return GameRecord(**base)  # type: ignore[arg-type]
+record = sample_record
 
 
 def unescape(value: str) -> str:
