@@ -28,9 +28,10 @@ from typing import IO, Any
 
 from zengine.engine.values import Termination
 from zengine.tools.config import ConfigError, MatchConfig
-from zengine.tools.engine_process import EngineError, EngineProcess
+from zengine.tools.engine_process import EngineError, EngineProcess, SettingRejected, StderrLog
 from zengine.tools.live import LiveOutput
 from zengine.tools.play import EngineKeeper, GameReport, play_scheduled_game
+from zengine.tools.process_tree import ProcessLedger, subreaper
 from zengine.tools.records import append_game, read_games, rewrite_games
 from zengine.tools.schedule import OpeningError, ScheduledGame, match_schedule
 from zengine.tools.summary import summary, summary_text
@@ -42,6 +43,7 @@ PGN_FILE = "games.pgn"
 SUMMARY_FILE = "summary.json"
 STDERR_FILE = "engines-stderr.log"
 TRAFFIC_FILE = "traffic.log"
+PROCESS_FILE = "engines.pids"
 
 
 class ExitReason(enum.Enum):
@@ -51,6 +53,10 @@ class ExitReason(enum.Enum):
     SPRT_DECIDED = (0, "the SPRT decided (games already running finished and were counted)")
     REFEREE_ERROR = (1, "a referee error: a traceback on stderr, finished games kept")
     USAGE = (2, "a bad command line or configuration: one line on stderr, nothing played")
+    ENGINE_REJECTED = (
+        2,
+        "an engine rejected a setting (an option, the variant): its error quoted, the game not played",
+    )
     ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
     INTERRUPTED = (130, "interrupted (Ctrl-C, SIGTERM, SIGHUP): finished games kept")
 
@@ -69,6 +75,7 @@ class ExitReason(enum.Enum):
 _RANK = {
     ExitReason.SPRT_DECIDED: 1,
     ExitReason.ENGINE_FAILURE: 1,
+    ExitReason.ENGINE_REJECTED: 1,
     ExitReason.REFEREE_ERROR: 2,
     ExitReason.INTERRUPTED: 3,
 }
@@ -94,10 +101,6 @@ class RunResult:
         return self.reason.code
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 class Match:
     """A configured match with its output directory: plays the games still missing."""
 
@@ -115,12 +118,17 @@ class Match:
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.aborting = False
+        #: A signal came (Ctrl-C, SIGTERM, SIGHUP); a second one hurries the cleanup.
+        self.signalled = False
+        self.hurrying = False
+        self.concluding = False
         self.stopped: Stop | None = None
         self.live: set[EngineProcess] = set()
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
+        self.processes = ProcessLedger(out_dir / PROCESS_FILE)
         try:
-            self._stderr = open(out_dir / STDERR_FILE, "ab")
+            self._stderr = StderrLog(open(out_dir / STDERR_FILE, "ab"))
             self._traffic: IO[str] | None = (
                 open(out_dir / TRAFFIC_FILE, "a", encoding="utf-8") if config.debug else None
             )
@@ -152,7 +160,33 @@ class Match:
 
     # --- running -----------------------------------------------------------------------------
     def run(self) -> RunResult:
-        """Play the missing games; returns why the run ended and the summary (also written)."""
+        """Play the missing games; returns why the run ended and the summary (also written).
+
+        While it plays, this process is a child subreaper (see :mod:`tools.process_tree`);
+        processes an earlier run in the folder left are stopped first, and any process of the
+        match still running at the end is stopped. A first Ctrl-C, SIGTERM or SIGHUP stops
+        the match; a second one kills the engines at once, and the summary is still written.
+        """
+        previous = {}
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            try:
+                previous[sig] = signal.signal(sig, self._on_signal)
+            except ValueError:  # not the main thread (tests): leave signals alone
+                pass
+        try:
+            with subreaper():
+                return self._run()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _run(self) -> RunResult:
+        leftovers = self.processes.sweep()
+        if leftovers:
+            self.output.emit(
+                f"Stopped {len(leftovers)} process(es) an earlier run in {self.out_dir} left:"
+                f" {' '.join(map(str, leftovers))}"
+            )
         valid_ids = {g.id for g in self.games}
         done = [r for r in read_games(self.jsonl) if r.id in valid_ids]
         # Rebuild both files from the complete records: drops a truncated last line and any
@@ -185,13 +219,7 @@ class Match:
         ]
         self._bar()
         interrupted = False
-        previous = {}
         try:
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                try:
-                    previous[sig] = signal.signal(sig, _raise_interrupt)
-                except ValueError:  # not the main thread (tests): leave signals alone
-                    pass
             for w in workers:
                 w.start()
             while any(w.is_alive() for w in workers):
@@ -200,9 +228,8 @@ class Match:
         except KeyboardInterrupt:
             interrupted = True
             self._interrupt(workers)
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        self.concluding = True
+        self.processes.stop_all()
         reason = ExitReason.COMPLETED if self.stopped is None else self.stopped.reason
         if interrupted:
             reason = ExitReason.INTERRUPTED
@@ -235,28 +262,44 @@ class Match:
             self._traffic.close()
         return RunResult(reason, data)
 
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        """Ctrl-C, SIGTERM, SIGHUP. The first one stops the match (a KeyboardInterrupt in the
+        main thread); a later one, or one while the summary is written, never interrupts the
+        cleanup: it hurries it (every engine killed at once)."""
+        if self.signalled or self.concluding:
+            self.signalled = True
+            self._hurry()
+            return
+        self.signalled = True
+        raise KeyboardInterrupt
+
+    def _hurry(self) -> None:
+        """SIGKILL every engine's process group now; their closers reap (signal-handler safe:
+        no lock, no wait)."""
+        self.hurrying = True
+        for engine in list(self.live):
+            engine.hurry()
+
     def _interrupt(self, workers: list[threading.Thread]) -> None:
         """Ctrl-C: discard the games in progress, kill every engine, reap, keep finished games."""
-        # A second Ctrl-C during the cleanup must not leave processes behind.
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            with self.lock:
-                self.aborting = True
-                self._stop(ExitReason.INTERRUPTED, "interrupted")
-                live = list(self.live)
-            # quit, SIGTERM, SIGKILL of the group, for all engines at once (a short grace:
-            # the games in progress are discarded anyway).
-            closers = [
-                threading.Thread(target=engine.close, args=(0.3,), daemon=True) for engine in live
-            ]
-            for closer in closers:
-                closer.start()
-            for closer in closers:
-                closer.join(timeout=10)
-            for w in workers:
-                w.join(timeout=10)
-        finally:
-            signal.signal(signal.SIGINT, old)
+        with self.lock:
+            self.aborting = True
+            self._stop(ExitReason.INTERRUPTED, "interrupted")
+            live = list(self.live)
+        # quit, SIGTERM, SIGKILL of the group and the descendants, for all engines at once (a
+        # short grace, none once hurried: the games in progress are discarded anyway).
+        closers = [
+            threading.Thread(
+                target=engine.close, args=(0.0 if self.hurrying else 0.3,), daemon=True
+            )
+            for engine in live
+        ]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join(timeout=10)
+        for w in workers:
+            w.join(timeout=10)
 
     # --- engines (the start function the workers are given) -----------------------------------
     def _start_engine(self, index: int) -> EngineProcess:
@@ -264,6 +307,7 @@ class Match:
             self.config.engines[index],
             stderr=self._stderr,
             log=self._log if self._traffic is not None else None,
+            ledger=self.processes,
         )
         with self.lock:
             if self.aborting:
@@ -272,7 +316,7 @@ class Match:
             self.live.add(engine)
         try:
             engine.handshake()
-        except EngineError:
+        except (EngineError, SettingRejected):
             self._retire(engine, grace=0.2)
             raise
         return engine
@@ -291,7 +335,12 @@ class Match:
                 game = next_game()
                 if game is None:
                     return
-                report = play_scheduled_game(self.config, game, keeper.engine)
+                try:
+                    report = play_scheduled_game(self.config, game, keeper.engine)
+                except SettingRejected as exc:  # the configuration's failure: stop, as usage
+                    with self.lock:
+                        self._stop(ExitReason.ENGINE_REJECTED, str(exc))
+                    return
                 if self.aborting:
                     return
                 self._finish(report, keeper.settle(report))
