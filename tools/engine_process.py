@@ -45,7 +45,13 @@ from typing import IO, Any
 
 from zengine.engine.values import Termination
 from zengine.tools.config import EngineConfig
-from zengine.tools.process_tree import TAG_VARIABLE, ProcessLedger, die_with_parent, stop_processes
+from zengine.tools.process_tree import (
+    TAG_VARIABLE,
+    ProcessLedger,
+    die_with_parent,
+    is_subreaper,
+    stop_processes,
+)
 
 #: Longest line kept of an engine's output, in characters; the rest of a longer line is dropped.
 MAX_LINE = 1 << 16
@@ -172,6 +178,11 @@ class EngineProcess:
         self._cut_chars = 0
         self._dropped = 0
         self.last_stderr: str | None = None
+        # Reads and writes hold _io; close() takes it to close the pipes, so that no thread
+        # ever uses a descriptor number after it was closed (and maybe reused).
+        self._io = threading.Lock()
+        self._close_lock = threading.Lock()
+        self._closed = False
         env = dict(os.environ)
         env[TAG_VARIABLE] = self.tag
         try:
@@ -217,10 +228,14 @@ class EngineProcess:
         """Wait up to ``timeout`` s for output and read one chunk of it; False if none came."""
         if self.eof:
             return False
-        if not self._read_poll.poll(max(0, math.ceil(timeout * 1000))):
-            return False
-        self._read_chunk()
-        return True
+        with self._io:
+            if self._closed:
+                self.eof = True
+                return True
+            if not self._read_poll.poll(max(0, math.ceil(timeout * 1000))):
+                return False
+            self._read_chunk()
+            return True
 
     def _read_chunk(self) -> None:
         try:
@@ -357,10 +372,11 @@ class EngineProcess:
         not used, what waits in the pipe, and a line begun but not ended. Its ``bestmove``
         lines answer no ``go`` of ours: they are counted (:meth:`take_warnings`). Returns
         the first ``error`` line among them, if any: the answer to a command just sent."""
-        for _ in range(16):  # what is in the pipe now; an engine that writes on is not waited for
-            if self.eof or not self._read_poll.poll(0):
-                break
-            self._read_chunk()
+        with self._io:
+            for _ in range(16):  # what is in the pipe now; an engine writing on is not waited for
+                if self.eof or self._closed or not self._read_poll.poll(0):
+                    break
+                self._read_chunk()
         strays = 0
         error = None
         for _, lines, _ in self._batches:
@@ -406,27 +422,30 @@ class EngineProcess:
         timeout = self.config.timeouts.ready_s if timeout is None else timeout
         data = memoryview((line + "\n").encode())
         deadline = time.monotonic() + timeout
-        while data:
-            try:
-                data = data[os.write(self._in, data) :]
-                continue
-            except BlockingIOError:
-                pass
-            except (BrokenPipeError, OSError, ValueError):
-                raise self._disconnected(" while the referee wrote to it", writing=True) from None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise EngineError(
-                    Termination.STALL,
-                    self.name,
-                    f"did not read its input: '{_short(line)}' ({len(line) + 1} bytes)"
-                    f" not taken within {timeout:g} s",
-                    writing=True,
-                )
-            for fd, _ in self._write_poll.poll(max(1, math.ceil(left * 1000))):
-                if fd == self._out and not self.eof:
-                    self._read_chunk()
-                    self._bound_pending()
+        with self._io:
+            while data:
+                try:
+                    if self._closed:
+                        raise BrokenPipeError
+                    data = data[os.write(self._in, data) :]
+                    continue
+                except BlockingIOError:
+                    pass
+                except OSError:  # its input is closed: it exited, or closes it
+                    raise self._disconnected(" while the referee wrote to it", True) from None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise EngineError(
+                        Termination.STALL,
+                        self.name,
+                        f"did not read its input: '{_short(line)}' ({len(line) + 1} bytes)"
+                        f" not taken within {timeout:g} s",
+                        writing=True,
+                    )
+                for fd, _ in self._write_poll.poll(max(1, math.ceil(left * 1000))):
+                    if fd == self._out and not self.eof:
+                        self._read_chunk()
+                        self._bound_pending()
         return time.monotonic()
 
     def _bound_pending(self) -> None:
@@ -568,37 +587,45 @@ class EngineProcess:
     # --- stopping ------------------------------------------------------------------------------
     def close(self, grace: float = 1.0) -> None:
         """Stop the process for sure: ``quit``, wait, SIGTERM, wait, SIGKILL of the group and of
-        every descendant (by parent or by tag); reap them all; close the pipes."""
-        proc = self.proc
-        if proc.poll() is None:
-            try:
-                os.write(self._in, b"quit\n")
-            except OSError:  # full or closed: it is not listening
-                pass
-            try:
-                proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self._signal(signal.SIGTERM)
+        every descendant (by parent or by tag); reap them all; close the pipes. Any thread may
+        call it, also while another one talks to the engine, and more than once."""
+        with self._close_lock:
+            if self._closed:
+                return
+            proc = self.proc
+            if proc.poll() is None:
+                try:
+                    os.write(self._in, b"quit\n")  # the pipes are closed only below
+                except OSError:  # full or closed: it is not listening
+                    pass
                 try:
                     proc.wait(timeout=grace)
                 except subprocess.TimeoutExpired:
-                    pass
-        self.kill()
-        for stream in (proc.stdin, proc.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-        self._stderr_thread.join(timeout=1.0)
-        if not self._stderr_thread.is_alive() and proc.stderr is not None:
-            proc.stderr.close()
+                    self._signal(signal.SIGTERM)
+                    try:
+                        proc.wait(timeout=grace)
+                    except subprocess.TimeoutExpired:
+                        pass
+            self.kill()
+            # Its processes are gone, so a read or write under way returns at once.
+            if self._io.acquire(timeout=5):
+                try:
+                    self._closed = True
+                    for stream in (proc.stdin, proc.stdout):
+                        if stream is not None:
+                            stream.close()
+                finally:
+                    self._io.release()
+            self._stderr_thread.join(timeout=1.0)
+            if not self._stderr_thread.is_alive() and proc.stderr is not None:
+                proc.stderr.close()
 
     def kill(self) -> None:
         """Kill at once: SIGKILL to the process group and every descendant, then reap."""
         self.hurry()
         root = self.proc.pid if self.proc.returncode is None else None
-        stop_processes(self.tag, root)
+        # A subreaper has every descendant of its engines below it: no need to look elsewhere.
+        stop_processes(self.tag, root, everywhere=not is_subreaper())
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

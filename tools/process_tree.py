@@ -63,6 +63,15 @@ def set_subreaper(on: bool) -> bool:
     return bool(before.value)
 
 
+def is_subreaper() -> bool:
+    """Whether this process is a child subreaper now."""
+    if _prctl is None:
+        return False
+    now = ctypes.c_int(0)
+    _prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(now), 0, 0, 0)
+    return bool(now.value)
+
+
 @contextmanager
 def subreaper() -> Iterator[None]:
     """This process is a child subreaper inside the block (as it was before, after it)."""
@@ -169,15 +178,21 @@ def _descendants(procs: Iterable[Proc], roots: Iterable[int]) -> set[int]:
 
 
 def find_processes(
-    tag: str, root: int | None = None, prefix: bool = False, procs: list[Proc] | None = None
+    tag: str, root: int | None = None, prefix: bool = False, everywhere: bool = True
 ) -> dict[int, Proc]:
     """The processes carrying ``tag`` (every tag starting with it if ``prefix``), with their
     descendants, and the descendants of ``root`` (a process of ours not yet reaped: its pid
-    is still its own). This process is never among them."""
-    procs = all_procs() if procs is None else procs
+    is still its own). The tag is looked for in every process, or (not ``everywhere``) only
+    among the descendants of this process, which is never among them."""
+    procs = all_procs()
     me = os.getpid()
+    if everywhere:
+        candidates = procs
+    else:
+        mine = _descendants(procs, [me])
+        candidates = [proc for proc in procs if proc.pid in mine]
     marked = set()
-    for proc in procs:
+    for proc in candidates:
         if proc.pid == me or proc.state == "Z":
             continue
         found = tag_of(proc.pid)
@@ -226,14 +241,16 @@ def reap(found: dict[int, Proc], timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def stop_processes(tag: str, root: int | None = None, prefix: bool = False) -> list[int]:
+def stop_processes(
+    tag: str, root: int | None = None, prefix: bool = False, everywhere: bool = True
+) -> list[int]:
     """SIGKILL everything :func:`find_processes` finds (again, until nothing is left: a
     process may start another meanwhile), then reap; returns the pids killed."""
     killed: dict[int, Proc] = {}
     for _ in range(5):
         found = {
             pid: proc
-            for pid, proc in find_processes(tag, root, prefix).items()
+            for pid, proc in find_processes(tag, root, prefix, everywhere).items()
             if proc.state != "Z" and pid not in killed
         }
         if not found:
