@@ -165,6 +165,8 @@ class EngineProcess:
         self.ledger = ledger if ledger is not None else _LOCAL
         self.tag = self.ledger.new_tag()
         self.eof = False
+        #: A write did not go through in time: the engine's input holds part of a line.
+        self.blocked = False
         #: Batches of lines read and not yet taken: (read time, lines, characters).
         self._batches: deque[tuple[float, list[str], int]] = deque()
         self._pending = 0
@@ -435,6 +437,8 @@ class EngineProcess:
                     raise self._disconnected(" while the referee wrote to it", True) from None
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    # Part of the line may be in its input: it cannot be talked to any more.
+                    self.blocked = True
                     raise EngineError(
                         Termination.STALL,
                         self.name,
@@ -582,7 +586,8 @@ class EngineProcess:
         self.sync(setting=", ".join(settings))
 
     def alive(self) -> bool:
-        return not self.eof and self.proc.poll() is None
+        """Whether it runs and can be talked to (its output open, no write stuck)."""
+        return not self.eof and not self.blocked and self.proc.poll() is None
 
     # --- stopping ------------------------------------------------------------------------------
     def close(self, grace: float = 1.0) -> None:
@@ -596,8 +601,8 @@ class EngineProcess:
             if proc.poll() is None:
                 try:
                     os.write(self._in, b"quit\n")  # the pipes are closed only below
-                except OSError:  # full or closed: it is not listening
-                    pass
+                except OSError:  # full or closed: it is not listening, so no grace
+                    grace = 0.0
                 try:
                     proc.wait(timeout=grace)
                 except subprocess.TimeoutExpired:
