@@ -250,18 +250,16 @@ def _no_newline(size: int) -> None:
 
 
 def _stderr_flood(size: int) -> None:
-    written = 0
-    n = 0
-    chunk = []
-    while written < size:
-        text = f"noise line {n} " + "." * 50 + "\n"
-        chunk.append(text)
-        written += len(text)
-        n += 1
-        if len(chunk) >= 1000:
-            sys.stderr.write("".join(chunk))
-            chunk = []
-    sys.stderr.write("".join(chunk) + "last words\n")
+    """``size`` bytes of numbered lines on stderr (a block written again and again), then
+    'last words'."""
+    block = "".join(f"noise line {n} " + "." * 50 + "\n" for n in range(16384)).encode()
+    left = size
+    part = b"\n"
+    while left > 0:
+        part = block[:left]
+        sys.stderr.buffer.write(part)
+        left -= len(part)
+    sys.stderr.buffer.write(b"last words\n" if part.endswith(b"\n") else b"\nlast words\n")
     sys.stderr.flush()
 
 
