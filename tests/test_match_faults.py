@@ -394,3 +394,31 @@ def test_engine_errors_pickle():
     assert str(again) == "X disconnected (exit code 2): bad"
     rejected = pickle.loads(pickle.dumps(SettingRejected("X", "option.A=1", "error e")))
     assert str(rejected) == "engine X rejected option.A=1: 'error e'"
+
+
+def test_the_ledger_stops_what_an_earlier_run_left_and_nothing_else(tmp_path):
+    from zengine.tools.process_tree import TAG_VARIABLE, ProcessLedger, boot_id, read_proc
+
+    path = tmp_path / "engines.pids"
+    ledger = ProcessLedger(path)
+    assert ledger.sweep() == []
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    recorded = subprocess.Popen(sleeper)
+    ledger.started(recorded.pid)
+    tagged = subprocess.Popen(sleeper, env={**os.environ, TAG_VARIABLE: ledger.new_tag()})
+    # A pid recorded with another start time names another process now: it is left alone.
+    stranger = subprocess.Popen(sleeper)
+    with open(path, "a") as handle:
+        handle.write(f"engine {stranger.pid} 1 {boot_id()}\n")
+    try:
+        again = ProcessLedger(path)
+        assert again.token == ledger.token
+        assert again.sweep() == sorted([recorded.pid, tagged.pid])
+        assert read_proc(recorded.pid) is None and read_proc(tagged.pid) is None
+        assert stranger.poll() is None
+        assert path.read_text() == f"token {ledger.token}\n"  # a fresh record
+    finally:
+        for proc in (recorded, tagged, stranger):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

@@ -356,18 +356,20 @@ class EngineProcess:
         deadline = time.monotonic() + timeout
         error = None
         while True:
-            _, line = self.read_line(deadline, f"'{word}'", f"within {timeout:g} s")
-            tokens = line.split()
-            if not tokens:
-                continue
-            if tokens[0] == word:
-                if error is not None and setting is not None:
-                    raise SettingRejected(self.name, setting, error)
-                return
-            if tokens[0] == "error" and error is None:
-                error = line.strip()
-            elif tokens[0] == "bestmove":
-                self._count_stray(1)
+            stamp, lines = self.read_batch(deadline, f"'{word}'", f"within {timeout:g} s")
+            for i, line in enumerate(lines):
+                tokens = line.split(None, 1)
+                if not tokens:
+                    continue
+                if tokens[0] == word:
+                    self.unread(stamp, lines[i + 1 :])
+                    if error is not None and setting is not None:
+                        raise SettingRejected(self.name, setting, error)
+                    return
+                if tokens[0] == "error" and error is None:
+                    error = line.strip()
+                elif tokens[0] == "bestmove":
+                    self._count_stray(1)
 
     def discard_stale(self) -> str | None:
         """Forget what the engine wrote until now (called right before ``go``): lines read and
