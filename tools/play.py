@@ -39,8 +39,8 @@ def play_scheduled_game(
 
     Never raises for an engine's failure: an engine that cannot be had loses the game
     (``... (at start)``), one that fails during the game loses it too. An engine that rejects
-    a setting (an option, the variant) raises :class:`tools.engine_process.SettingRejected`: that is the
-    configuration's failure, and the game is not played.
+    a setting (an option, the variant) raises :class:`tools.engine_process.SettingRejected`:
+    that is the configuration's failure, and the game is not played.
     """
     rules = config.make_rules()
     indices = (game.p1, game.p2)

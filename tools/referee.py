@@ -87,8 +87,8 @@ def play_game(
 
     The processes must have completed their handshake; each one's configuration gives its
     limits and timeouts. Never raises for engine failures: they end the game. An engine that
-    rejects the variant or a rule option raises :class:`tools.engine_process.SettingRejected` (a configuration
-    error: the game cannot be played as configured).
+    rejects the variant or a rule option raises :class:`tools.engine_process.SettingRejected`
+    (a configuration error: the game cannot be played as configured).
 
     Only a ``bestmove`` that answers the ``go`` just sent counts: what an engine wrote before
     ``go`` is discarded when ``go`` is sent, and what follows its ``bestmove`` is stale

@@ -55,7 +55,7 @@ class ExitReason(enum.Enum):
     USAGE = (2, "a bad command line or configuration: one line on stderr, nothing played")
     ENGINE_REJECTED = (
         2,
-        "an engine rejected a setting (an option, the variant): its error quoted, the game not played",
+        "an engine rejected a setting (option, variant): its error quoted, the game not played",
     )
     ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
     INTERRUPTED = (130, "interrupted (Ctrl-C, SIGTERM, SIGHUP): finished games kept")
