@@ -295,6 +295,17 @@ def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path)
     assert running(marker) == []
 
 
+def test_a_descendant_that_died_unseen_is_reaped(tmp_path):
+    # X's child exits at once and X never waits for it: when X is stopped, the zombie passes
+    # to the referee (a subreaper), which reaps it (run() checks that no child is left).
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--short-child"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+
+
 def referee(out: Path, *engines: str, games: int = 8) -> subprocess.Popen:
     args = [
         sys.executable,

@@ -50,6 +50,7 @@ from zengine.tools.process_tree import (
     ProcessLedger,
     die_with_parent,
     is_subreaper,
+    reap_zombies,
     stop_processes,
 )
 
@@ -637,6 +638,7 @@ class EngineProcess:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        reap_zombies(self.proc.pid, exclude=self.proc.pid)
 
     def hurry(self) -> None:
         """SIGKILL to the process group, without waiting (safe in a signal handler)."""

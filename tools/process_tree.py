@@ -241,6 +241,20 @@ def reap(found: dict[int, Proc], timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
+def reap_zombies(session: int, exclude: int) -> None:
+    """Reap the zombies re-parented to this process (a subreaper) from ``session`` (an
+    engine's: it leads its own), but ``exclude`` (the engine, which its Popen reaps): they died
+    before anyone looked for them."""
+    me = os.getpid()
+    for proc in all_procs():
+        if proc.state == "Z" and proc.ppid == me and proc.session == session:
+            if proc.pid != exclude:
+                try:
+                    os.waitpid(proc.pid, os.WNOHANG)
+                except ChildProcessError:  # reaped meanwhile
+                    pass
+
+
 def stop_processes(
     tag: str, root: int | None = None, prefix: bool = False, everywhere: bool = True
 ) -> list[int]:

@@ -33,6 +33,7 @@ Faults the referee must survive, combinable with any MODE:
   --stderr-flood BYTES writes BYTES of numbered lines to stderr at 'uci', then 'last words'
   --setsid-child TAG   starts a child that leaves the session (setsid) and sleeps; TAG is in
                        its command line, to be found
+  --short-child        starts a child that exits at once, and never waits for it (a zombie)
   --ignore-eof         keeps running at end of input (sleeps until killed)
   --ignore-quit        ignores 'quit' and SIGTERM
   --reject-options     answers every setoption with 'error unknown-option ...'
@@ -73,12 +74,15 @@ def main() -> None:
     parser.add_argument("--no-newline", type=int, default=0)
     parser.add_argument("--stderr-flood", type=int, default=0)
     parser.add_argument("--setsid-child", default=None)
+    parser.add_argument("--short-child", action="store_true")
     parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--ignore-quit", action="store_true")
     parser.add_argument("--reject-options", action="store_true")
     args = parser.parse_args()
     if args.ignore_quit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.short_child:
+        os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], os.environ)
     if args.setsid_child:
         subprocess.Popen(
             [
