@@ -38,7 +38,9 @@ def play_scheduled_game(
     """Play ``game`` of the match ``config`` with engines from ``start_engine``.
 
     Never raises for an engine's failure: an engine that cannot be had loses the game
-    (``... (at start)``), one that fails during the game loses it too.
+    (``... (at start)``), one that fails during the game loses it too. An engine that rejects
+    a setting (an option, the variant) raises :class:`tools.engine_process.SettingRejected`:
+    that is the configuration's failure, and the game is not played.
     """
     rules = config.make_rules()
     indices = (game.p1, game.p2)
@@ -47,7 +49,9 @@ def play_scheduled_game(
         try:
             engines.append(start_engine(index))
         except EngineError as exc:
-            outcome = Outcome(Result.win_for(1 - side), exc.termination, f"{exc.detail} (at start)")
+            outcome = Outcome(
+                Result.win_for(1 - side), exc.termination, exc.describe(" (at start)")
+            )
             played = unplayed(rules, game.opening, outcome, (side,))
             break
     else:
@@ -61,7 +65,7 @@ def resync(engine: EngineProcess) -> bool:
     if not engine.alive():
         return False
     try:
-        engine.send("stop")
+        engine.stop_search()
         engine.sync()
         return True
     except EngineError:

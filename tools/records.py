@@ -78,9 +78,12 @@ class GameRecord:
     time_control: str
     overhead_ms: float
     overhead_moves: int
+    #: Protocol warnings: what an engine did wrong without losing for it, in words naming it.
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object of ``games.jsonl`` (result ``1-0``, termination the PGN word)."""
+        """The JSON object of ``games.jsonl`` (result ``1-0``, termination the PGN word;
+        ``warnings`` only when there are some)."""
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         data.update(
             encounter=list(self.encounter),
@@ -91,7 +94,10 @@ class GameRecord:
             times_ms=list(self.times_ms),
             scores=[None if s is None else s.format() for s in self.scores],
             depths=list(self.depths),
+            warnings=list(self.warnings),
         )
+        if not self.warnings:  # kept out when there are none: most records have none
+            del data["warnings"]
         return data
 
     @staticmethod
@@ -135,6 +141,7 @@ class GameRecord:
                 time_control=_get(data, "time_control", str),
                 overhead_ms=float(_get(data, "overhead_ms", int | float, 0.0)),
                 overhead_moves=_get(data, "overhead_moves", int, 0),
+                warnings=tuple(_list(data, "warnings", str)) if "warnings" in data else (),
             )
         except TextError as exc:
             raise RecordError(str(exc)) from None
@@ -228,6 +235,7 @@ def make_record(
         ),
         overhead_ms=(sum(overhead) / len(overhead) * 1000) if overhead else 0.0,
         overhead_moves=len(overhead),
+        warnings=played.warnings,
     )
 
 

@@ -40,6 +40,9 @@ class PlayedGame:
     failed: tuple[int, ...] = ()
     #: Seconds from reading a ``bestmove`` to writing the next ``go``: the referee's own cost.
     overhead_s: tuple[float, ...] = ()
+    #: What the engines did wrong without losing for it (``X: 2 'bestmove' answering no
+    #: 'go' (ignored)``).
+    warnings: tuple[str, ...] = ()
 
 
 def _loss(side: int) -> Result:
@@ -83,7 +86,14 @@ def play_game(
     """Play a game from ``opening`` between ``engines[0]`` (p1) and ``engines[1]`` (p2).
 
     The processes must have completed their handshake; each one's configuration gives its
-    limits and timeouts. Never raises for engine failures: they end the game.
+    limits and timeouts. Never raises for engine failures: they end the game. An engine that
+    rejects the variant or a rule option raises :class:`tools.engine_process.SettingRejected`
+    (a configuration error: the game cannot be played as configured).
+
+    Only a ``bestmove`` that answers the ``go`` just sent counts: what an engine wrote before
+    ``go`` is discarded when ``go`` is sent, and what follows its ``bestmove`` is stale
+    (:meth:`EngineProcess.discard_stale`); the ``bestmove`` lines so discarded are warnings
+    of the record. An ``error`` line instead of a ``bestmove`` loses the game, quoted.
     """
     state = opening.state(rules)
     start_fen = start_position(rules, opening)
@@ -97,6 +107,11 @@ def play_game(
     failed: list[int] = []
 
     def finish(outcome: Outcome) -> PlayedGame:
+        warnings = []
+        for engine in engines:
+            if not engine.eof:
+                engine.discard_stale()  # a stray line right after the last move counts here
+            warnings += [f"{engine.name}: {text}" for text in engine.take_warnings()]
         return PlayedGame(
             outcome,
             start_fen,
@@ -107,6 +122,7 @@ def play_game(
             tuple(depths),
             tuple(failed),
             tuple(overhead_s),
+            tuple(warnings),
         )
 
     extra = rule_options(rules)
@@ -140,27 +156,25 @@ def play_game(
         wait_s = allowed / 1000 + timeouts.grace if allowed is not None else timeouts.move
         sent = time.monotonic()
         try:
-            engine.send(position)
-            sent = engine.send(go)
+            engine.send(position, wait_s)
+            error = engine.discard_stale()
+            if error is not None:
+                failed.append(side)
+                return finish(
+                    Outcome(
+                        _loss(side),
+                        Termination.PROTOCOL,
+                        f"answered '{_quote(error)}' to '{_quote(position)}'",
+                    )
+                )
+            sent = engine.send(go, wait_s)
             if last_read is not None:
                 overhead_s.append(sent - last_read)
-            deadline = sent + wait_s
-            score: Score | None = None
-            depth: int | None = None
-            while True:
-                stamp, line = engine.read_line(deadline, "bestmove", "in time")
-                info = parse_info(line)
-                if info is not None:
-                    score = info.score if info.score is not None else score
-                    depth = info.depth if info.depth is not None else depth
-                    continue
-                tokens = line.split()
-                if tokens and tokens[0] == "bestmove":
-                    break
+            stamp, tokens, line, score, depth = _answer(engine, sent + wait_s)
         except EngineError as exc:
             failed.append(side)
-            if exc.termination is not Termination.STALL:
-                return finish(Outcome(_loss(side), exc.termination, exc.detail))
+            if exc.termination is not Termination.STALL or exc.writing:
+                return finish(Outcome(_loss(side), exc.termination, exc.describe()))
             elapsed_ms = int((time.monotonic() - sent) * 1000)
             if allowed is not None:
                 clocks[side].spend(elapsed_ms)
@@ -176,6 +190,15 @@ def play_game(
                     _loss(side),
                     Termination.STALL,
                     f"stalled: no bestmove within {timeouts.move:g} s",
+                )
+            )
+        if tokens[0] == "error":
+            failed.append(side)  # resynced after the game: it may have half a search going
+            return finish(
+                Outcome(
+                    _loss(side),
+                    Termination.PROTOCOL,
+                    f"answered '{_quote(line)}' instead of a move (to '{_quote(go)}')",
                 )
             )
         last_read = stamp
@@ -225,6 +248,68 @@ def play_game(
             adjudged = adjudicate(adjudication, cps, side, len(moves))
             if adjudged is not None:
                 return finish(adjudged)
+
+
+def _answer(
+    engine: EngineProcess, deadline: float
+) -> tuple[float, list[str], str, Score | None, int | None]:
+    """Read up to the engine's answer to ``go``: its ``bestmove`` (or ``error``) line, split
+    and whole, with its read time, and the last score and depth its ``info`` lines reported.
+
+    Lines come in batches (one read each); only the last ``info`` lines of a batch that hold
+    a score or a depth are parsed, so a flood of ``info`` costs little more than reading it.
+    The lines after the answer go back to the engine, stale (see :func:`play_game`).
+    """
+    score: Score | None = None
+    depth: int | None = None
+    while True:
+        stamp, lines = engine.read_batch(deadline, "bestmove", "in time")
+        end = len(lines)
+        tokens: list[str] = []
+        for i, line in enumerate(lines):
+            if line.startswith("info"):
+                continue
+            tokens = line.split()
+            if tokens and tokens[0] in ("bestmove", "error"):
+                end = i
+                break
+        score, depth = _last_report(lines, end, score, depth)
+        if end < len(lines):
+            engine.unread(stamp, lines[end + 1 :])
+            return stamp, tokens, lines[end], score, depth
+
+
+def _last_report(
+    lines: list[str], end: int, score: Score | None, depth: int | None
+) -> tuple[Score | None, int | None]:
+    """The last score and depth reported by the info lines among ``lines[:end]`` (those given
+    when there is none), parsing from the end only lines that may hold one."""
+    new_score: Score | None = None
+    new_depth: int | None = None
+    for i in range(end - 1, -1, -1):
+        line = lines[i]
+        want_score = new_score is None and "score" in line
+        if not (want_score or (new_depth is None and "depth" in line)):
+            continue
+        info = parse_info(line)
+        if info is None:
+            continue
+        if new_score is None and info.score is not None:
+            new_score = info.score
+        if new_depth is None and info.depth is not None:
+            new_depth = info.depth
+        if new_score is not None and new_depth is not None:
+            break
+    return (
+        new_score if new_score is not None else score,
+        new_depth if new_depth is not None else depth,
+    )
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    """A line quoted in a reason: stripped, and cut with its length if long."""
+    text = text.strip()
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _streak(values: list[int | None], count: int, test: Callable[[int], bool]) -> bool:

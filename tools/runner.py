@@ -33,9 +33,10 @@ from typing import IO, Any
 
 from zengine.engine.values import Termination, shown
 from zengine.tools.config import ConfigError, MatchConfig
-from zengine.tools.engine_process import EngineError, EngineProcess
+from zengine.tools.engine_process import EngineError, EngineProcess, SettingRejected, StderrLog
 from zengine.tools.live import LiveOutput
 from zengine.tools.play import EngineKeeper, GameReport, play_scheduled_game
+from zengine.tools.process_tree import ProcessLedger, subreaper
 from zengine.tools.records import (
     GameRecord,
     RecordsError,
@@ -55,6 +56,7 @@ SUMMARY_FILE = "summary.json"
 STDERR_FILE = "engines-stderr.log"
 TRAFFIC_FILE = "traffic.log"
 LOCK_FILE = "lock"
+PROCESS_FILE = "engines.pids"
 #: A config.json is a few kilobytes; reading is capped (a wrong file must not fill the memory).
 MAX_CONFIG_BYTES = 1024 * 1024
 #: The files of an output folder: each must be a regular file if it exists.
@@ -66,6 +68,7 @@ FOLDER_FILES = (
     STDERR_FILE,
     TRAFFIC_FILE,
     LOCK_FILE,
+    PROCESS_FILE,
 )
 
 
@@ -77,6 +80,10 @@ class ExitReason(enum.Enum):
     REFEREE_ERROR = (1, "a referee error: a traceback on stderr, finished games kept")
     WRITE_FAILED = (1, "the output could not be written (a full disk): finished games kept")
     USAGE = (2, "a bad command line or configuration: one line on stderr, nothing played")
+    ENGINE_REJECTED = (
+        2,
+        "an engine rejected a setting (option, variant): its error quoted, the game not played",
+    )
     ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
     INTERRUPTED = (130, "interrupted (Ctrl-C, SIGTERM, SIGHUP): finished games kept")
 
@@ -96,6 +103,7 @@ class ExitReason(enum.Enum):
 _RANK = {
     ExitReason.SPRT_DECIDED: 1,
     ExitReason.ENGINE_FAILURE: 1,
+    ExitReason.ENGINE_REJECTED: 1,
     ExitReason.REFEREE_ERROR: 2,
     ExitReason.INTERRUPTED: 3,
     ExitReason.WRITE_FAILED: 3,
@@ -120,10 +128,6 @@ class RunResult:
     @property
     def exit_code(self) -> int:
         return self.reason.code
-
-
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 class Match:
@@ -156,12 +160,17 @@ class Match:
         #: cannot be written, so the games in progress could not be kept.
         self.abort = threading.Event()
         self.aborting = False
+        #: A signal came (Ctrl-C, SIGTERM, SIGHUP); a second one hurries the cleanup.
+        self.signalled = False
+        self.hurrying = False
+        self.concluding = False
         self.stopped: Stop | None = None
         self.live: set[EngineProcess] = set()
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
+        self.processes = ProcessLedger(out_dir / PROCESS_FILE)
         try:
-            self._stderr = open(out_dir / STDERR_FILE, "ab")
+            self._stderr = StderrLog(open(out_dir / STDERR_FILE, "ab"))
             self._traffic: IO[str] | None = (
                 open(out_dir / TRAFFIC_FILE, "a", encoding="utf-8") if config.debug else None
             )
@@ -244,7 +253,33 @@ class Match:
 
     # --- running -----------------------------------------------------------------------------
     def run(self) -> RunResult:
-        """Play the missing games; returns why the run ended and the summary (also written)."""
+        """Play the missing games; returns why the run ended and the summary (also written).
+
+        While it plays, this process is a child subreaper (see :mod:`tools.process_tree`);
+        processes an earlier run in the folder left are stopped first, and any process of the
+        match still running at the end is stopped. A first Ctrl-C, SIGTERM or SIGHUP stops
+        the match; a second one kills the engines at once, and the summary is still written.
+        """
+        previous = {}
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            try:
+                previous[sig] = signal.signal(sig, self._on_signal)
+            except ValueError:  # not the main thread (tests): leave signals alone
+                pass
+        try:
+            with subreaper():
+                return self._run()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _run(self) -> RunResult:
+        leftovers = self.processes.sweep()
+        if leftovers:
+            self.output.emit(
+                f"Stopped {len(leftovers)} process(es) an earlier run in {self.out_dir} left:"
+                f" {' '.join(map(str, leftovers))}"
+            )
         done = self.done
         for record in done:
             self.tally.add(record)
@@ -293,13 +328,7 @@ class Match:
             self.config.names, len(self.games), self.tally, self.config.rating_interval
         )
         interrupted = False
-        previous = {}
         try:
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                try:
-                    previous[sig] = signal.signal(sig, _raise_interrupt)
-                except ValueError:  # not the main thread (tests): leave signals alone
-                    pass
             for w in workers:
                 w.start()
             while any(w.is_alive() for w in workers):
@@ -311,9 +340,8 @@ class Match:
         except KeyboardInterrupt:
             interrupted = True
             self._interrupt(workers)
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        self.concluding = True
+        self.processes.stop_all()
         reason = ExitReason.COMPLETED if self.stopped is None else self.stopped.reason
         if interrupted:
             reason = ExitReason.INTERRUPTED
@@ -366,28 +394,44 @@ class Match:
         except ReportError as error:
             self.output.emit(f"No report: {error}")
 
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        """Ctrl-C, SIGTERM, SIGHUP. The first one stops the match (a KeyboardInterrupt in the
+        main thread); a later one, or one while the summary is written, never interrupts the
+        cleanup: it hurries it (every engine killed at once)."""
+        if self.signalled or self.concluding:
+            self.signalled = True
+            self._hurry()
+            return
+        self.signalled = True
+        raise KeyboardInterrupt
+
+    def _hurry(self) -> None:
+        """SIGKILL every engine's process group now; their closers reap (signal-handler safe:
+        no lock, no wait)."""
+        self.hurrying = True
+        for engine in list(self.live):
+            engine.hurry()
+
     def _interrupt(self, workers: list[threading.Thread]) -> None:
         """Ctrl-C: discard the games in progress, kill every engine, reap, keep finished games."""
-        # A second Ctrl-C during the cleanup must not leave processes behind.
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            with self.lock:
-                self.aborting = True
-                self._stop(ExitReason.INTERRUPTED, "interrupted")
-                live = list(self.live)
-            # quit, SIGTERM, SIGKILL of the group, for all engines at once (a short grace:
-            # the games in progress are discarded anyway).
-            closers = [
-                threading.Thread(target=engine.close, args=(0.3,), daemon=True) for engine in live
-            ]
-            for closer in closers:
-                closer.start()
-            for closer in closers:
-                closer.join(timeout=10)
-            for w in workers:
-                w.join(timeout=10)
-        finally:
-            signal.signal(signal.SIGINT, old)
+        with self.lock:
+            self.aborting = True
+            self._stop(ExitReason.INTERRUPTED, "interrupted")
+            live = list(self.live)
+        # quit, SIGTERM, SIGKILL of the group and the descendants, for all engines at once (a
+        # short grace, none once hurried: the games in progress are discarded anyway).
+        closers = [
+            threading.Thread(
+                target=engine.close, args=(0.0 if self.hurrying else 0.3,), daemon=True
+            )
+            for engine in live
+        ]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join(timeout=10)
+        for w in workers:
+            w.join(timeout=10)
 
     # --- engines (the start function the workers are given) -----------------------------------
     def _start_engine(self, index: int) -> EngineProcess:
@@ -395,6 +439,7 @@ class Match:
             self.config.engines[index],
             stderr=self._stderr,
             log=self._log if self._traffic is not None else None,
+            ledger=self.processes,
         )
         with self.lock:
             if self.aborting:
@@ -403,7 +448,7 @@ class Match:
             self.live.add(engine)
         try:
             engine.handshake()
-        except EngineError:
+        except (EngineError, SettingRejected):
             self._retire(engine, grace=0.2)
             raise
         return engine
@@ -422,7 +467,12 @@ class Match:
                 game = next_game()
                 if game is None:
                     return
-                report = play_scheduled_game(self.config, game, keeper.engine)
+                try:
+                    report = play_scheduled_game(self.config, game, keeper.engine)
+                except SettingRejected as exc:  # the configuration's failure: stop, as usage
+                    with self.lock:
+                        self._stop(ExitReason.ENGINE_REJECTED, str(exc))
+                    return
                 if self.aborting:
                     return
                 self._finish(report, keeper.settle(report))
@@ -462,7 +512,7 @@ class Match:
                 self.output.say(f"SPRT: {verdict} accepted, stopping the match")
 
 
-def _close_quietly(handle: IO[Any]) -> None:
+def _close_quietly(handle: IO[Any] | StderrLog) -> None:
     """Close a log file whose last buffered bytes may not fit on a full disk."""
     try:
         handle.close()

@@ -2,7 +2,8 @@
 """A scriptable fake engine for the referee's tests: a legal UCI/UGI speaker that misbehaves
 on request.
 
-Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--score CP] [--log PATH] [--seed N] [--late MS]
+Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--score CP] [--log PATH] [--seed N]
+                      [--late MS] [FAULT FLAGS...]
 
 It keeps the position with the rules core and plays a (seeded) random legal move, after
 ``--delay`` ms. From its ``--after``-th ``go`` on (1-based; default 1), MODE applies:
@@ -18,6 +19,26 @@ It keeps the position with the rules core and plays a (seeded) random legal move
   garbage     prints junk lines (and invalid UTF-8) before a legal bestmove
   no-uci      never answers uci/ugi (answers nothing at all)
   no-ready    answers uci but never isready (from the start)
+  reject-go   answers 'error bad-value ...' instead of a move
+
+Faults the referee must survive, combinable with any MODE:
+
+  --stray-bestmove     prints each active bestmove twice (in one write)
+  --early-bestmove     prints 'bestmove <a legal move>' with each readyok (in one write), unasked
+  --no-read            stops reading its input after the readyok that follows the new-game
+                       command of its --after-th game (it sleeps until killed)
+  --flood-info BYTES   prints BYTES of info lines before each active bestmove (the last one
+                       says 'score cp 77')
+  --no-newline BYTES   prints BYTES without a newline before each active bestmove
+  --stderr-flood BYTES writes BYTES of numbered lines to stderr at 'uci', then 'last words'
+  --setsid-child TAG   starts a child that leaves the session (setsid) and sleeps; TAG is in
+                       its command line, to be found
+  --short-child        starts a child that exits at once, and never waits for it (a zombie)
+  --ignore-eof         keeps running at end of input (sleeps until killed)
+  --ignore-quit        ignores 'quit' and SIGTERM
+  --reject-options     answers every setoption with 'error unknown-option ...'
+
+``crash`` writes 'fake: crashing as asked' to stderr before it dies.
 
 ``--score CP`` reports ``info depth 1 score cp CP`` before each move. ``--log`` appends every
 received line to a file (to check what the referee sends).
@@ -28,6 +49,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
+import subprocess
 import sys
 import time
 
@@ -44,7 +67,34 @@ def main() -> None:
     parser.add_argument("--log", default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--late", type=int, default=3000, help="ms that 'late' waits")
+    parser.add_argument("--stray-bestmove", action="store_true")
+    parser.add_argument("--early-bestmove", action="store_true")
+    parser.add_argument("--no-read", action="store_true")
+    parser.add_argument("--flood-info", type=int, default=0)
+    parser.add_argument("--no-newline", type=int, default=0)
+    parser.add_argument("--stderr-flood", type=int, default=0)
+    parser.add_argument("--setsid-child", default=None)
+    parser.add_argument("--short-child", action="store_true")
+    parser.add_argument("--ignore-eof", action="store_true")
+    parser.add_argument("--ignore-quit", action="store_true")
+    parser.add_argument("--reject-options", action="store_true")
     args = parser.parse_args()
+    if args.ignore_quit:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.short_child:
+        os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], os.environ)
+    if args.setsid_child:
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import os, time; os.setsid(); time.sleep(600)",
+                args.setsid_child,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     mode = args.mode
     rng = random.Random(args.seed)
     variants = variant_names()
@@ -55,11 +105,16 @@ def main() -> None:
     rules = make_rules(variant)
     state = rules.start()
     gos = 0
+    new_games = 0
     log = open(args.log, "a", encoding="utf-8") if args.log else None
 
     def out(line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
+
+    def sleep_forever() -> None:
+        while True:
+            time.sleep(3600)
 
     for raw in sys.stdin:
         line = raw.strip()
@@ -73,13 +128,23 @@ def main() -> None:
             continue
         cmd = tokens[0]
         if cmd in ("uci", "ugi"):
+            if args.stderr_flood:
+                _stderr_flood(args.stderr_flood)
             out("id name fake")
             choices = " ".join(f"var {name}" for name in variants)
             out(f"option name UCI_Variant type combo default {variants[0]} {choices}")
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
             if mode != "no-ready":
-                out("readyok")
+                if args.early_bestmove and sorted_moves(state):
+                    # One write: the line comes with readyok, not a moment later.
+                    out(f"readyok\nbestmove {sorted_moves(state)[0][0]}")
+                else:
+                    out("readyok")
+            if args.no_read and new_games >= args.after:
+                sleep_forever()
+        elif cmd == "setoption" and args.reject_options:
+            out(f"error unknown-option fake rejects every option: '{' '.join(tokens[1:])}'")
         elif cmd == "setoption":
             text = " ".join(tokens[1:])
             name, _, value = text.partition(" value ")
@@ -96,6 +161,7 @@ def main() -> None:
             state = rules.start()
         elif cmd in ("ucinewgame", "uginewgame"):
             state = rules.start()
+            new_games += 1
         elif cmd == "position":
             rest = line.split(None, 1)[1]
             head, _, moves = rest.partition(" moves ")
@@ -116,6 +182,8 @@ def main() -> None:
                 time.sleep(args.delay / 1000)
             legal = sorted_moves(state)
             if active and mode == "crash":
+                sys.stderr.write("fake: crashing as asked\n")
+                sys.stderr.flush()
                 os._exit(3)
             if active and mode == "exit-on-go":
                 sys.exit(0)
@@ -123,6 +191,13 @@ def main() -> None:
                 continue
             if active and mode == "late":
                 time.sleep(args.late / 1000)
+            if active and mode == "reject-go":
+                out("error bad-value fake rejects this go")
+                continue
+            if active and args.flood_info:
+                _flood_info(args.flood_info)
+            if active and args.no_newline:
+                _no_newline(args.no_newline)
             if active and mode == "garbage":
                 sys.stdout.buffer.write(b"\xff\xfe junk \x00 line\n")
                 out("info depth x score cp ?? pv")
@@ -140,9 +215,56 @@ def main() -> None:
             elif active and mode == "none":
                 out("bestmove (none)")
             else:
-                out(f"bestmove {legal[rng.randrange(len(legal))][0]}")
-        elif cmd == "quit":
-            break
+                answer = f"bestmove {legal[rng.randrange(len(legal))][0]}"
+                # One write: the stray copy comes with the answer, not a moment later.
+                out(f"{answer}\n{answer}" if active and args.stray_bestmove else answer)
+        elif cmd == "quit" and not args.ignore_quit:
+            return
+    if args.ignore_eof or args.ignore_quit:
+        sleep_forever()
+
+
+def _write_all(data: bytes, stream=None) -> None:
+    stream = stream or sys.stdout
+    stream.flush()
+    stream.buffer.write(data)
+    stream.buffer.flush()
+
+
+def _flood_info(size: int) -> None:
+    """``size`` bytes of info lines, in large writes; the last one's score is cp 77."""
+    line = b"info depth 9 seldepth 12 score cp 5 nodes 123456 nps 1000000 time 123 pv a1-a2 b1-b2\n"
+    last = b"info depth 10 seldepth 14 score cp 77 nodes 234567 nps 1000000 time 234 pv a1-a2\n"
+    block = line * max(1, 65536 // len(line))
+    left = max(0, size - len(last))
+    while left > 0:
+        _write_all(block[:left])
+        left -= len(block)
+    _write_all(last)
+
+
+def _no_newline(size: int) -> None:
+    """``size`` bytes of one line without its newline (ended by a newline after them)."""
+    block = b"x" * 65536
+    left = size
+    while left > 0:
+        _write_all(block[:left])
+        left -= len(block)
+    _write_all(b"\n")
+
+
+def _stderr_flood(size: int) -> None:
+    """``size`` bytes of numbered lines on stderr (a block written again and again), then
+    'last words'."""
+    block = "".join(f"noise line {n} " + "." * 50 + "\n" for n in range(16384)).encode()
+    left = size
+    part = b"\n"
+    while left > 0:
+        part = block[:left]
+        sys.stderr.buffer.write(part)
+        left -= len(part)
+    sys.stderr.buffer.write(b"last words\n" if part.endswith(b"\n") else b"\nlast words\n")
+    sys.stderr.flush()
 
 
 def _illegal(state, legal) -> str:

@@ -1,0 +1,435 @@
+"""The referee against engines that misbehave as an attacker would (tests/fake_engines/
+fake_engine.py's fault flags): every case ends in a classified result, with no traceback, no
+hang, no process left behind and no game lost or doubled.
+
+As in test_match_fake.py, sound engines play untimed or on generous clocks; only the faulty
+engine gets short deadlines, for waits it never answers."""
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from zengine.tools.config import builtin_engine
+from zengine.tools.match import run_match
+from zengine.tools.runner import ExitReason
+
+FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
+DATA = Path(__file__).parent / "data"
+EASY = ("--each", "depth=1")
+X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
+
+
+def fake(*args: str) -> str:
+    return "cmd=" + shlex.join([sys.executable, str(FAKE), *args])
+
+
+def children() -> list[str]:
+    """Our child processes (zombies included): there must be none after a match."""
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[1] == me:
+                found.append(stat)
+    return found
+
+
+def running(marker: str) -> list[str]:
+    """Live processes whose command line contains ``marker`` (zombies have none)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(f"{entry} {cmdline.decode(errors='replace')}")
+    return found
+
+
+def wait_until_gone(marker: str, seconds: float = 20.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while running(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return running(marker)
+
+
+def run(tmp_path, *args, out="m"):
+    lines: list[str] = []
+    result = run_match(
+        [*args, "--out", str(tmp_path / out), "--seed", "11"], emit=lines.append, progress=False
+    )
+    path = tmp_path / out / "games.jsonl"
+    games = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    assert children() == []
+    return result, games, "\n".join(lines)
+
+
+def warnings_of(game: dict, name: str) -> list[str]:
+    return [w for w in game.get("warnings", []) if w.startswith(f"{name}: ")]
+
+
+def stray_count(game: dict, name: str) -> int:
+    total = 0
+    for warning in warnings_of(game, name):
+        words = warning.split()
+        if "'bestmove'" in words:
+            total += int(words[1])
+    return total
+
+
+def moves_of(game: dict, name: str) -> int:
+    first = 0 if game["p1"] == name else 1
+    side = game["start_side"] ^ (len(game["opening_moves"]) % 2)
+    return len(game["moves"][(first - side) % 2 :: 2])
+
+
+# --- stray bestmove lines ---------------------------------------------------------------------
+
+
+def test_a_second_bestmove_for_one_go_is_ignored_and_counted(tmp_path):
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--stray-bestmove"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", "--maxplies", "20", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED
+    # Taken as the answer to the next go, the extra line was X's own move of the turn before:
+    # an illegal move. Now every game runs to its end.
+    assert [g["termination"] for g in games] == ["max plies", "max plies"]
+    total = sum(stray_count(g, "X") for g in games)
+    made = sum(moves_of(g, "X") for g in games)
+    # Each of X's moves left one stray line; one may arrive after its game was closed.
+    assert made - 1 <= total <= made
+    assert all(stray_count(g, "N") == 0 for g in games)
+
+
+def test_a_bestmove_before_go_is_ignored_and_counted(tmp_path):
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--early-bestmove"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", "--maxplies", "12", "--openings", "none", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED
+    assert [g["termination"] for g in games] == ["max plies", "max plies"]
+    # One unasked line after each readyok: the handshake's and each game's.
+    assert all(stray_count(g, "X") >= 1 for g in games)
+
+
+# --- an engine that does not read ------------------------------------------------------------
+
+
+def test_an_engine_that_stops_reading_loses_by_stall(tmp_path):
+    # A legal Zhadu line of 14,000 plies (84 KB: more than a pipe holds), made once by random
+    # non-capturing moves (seed 1) that never end the game with the quiet rule off.
+    book = DATA / "zhadu_long_line.txt"
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--no-read"), "name=X", *X_DEADLINES),
+        *("--engine", fake(), "name=N"),
+        *("--variant", "zhadu", "--rule", "quiet=0", "--openings", f"file={book}"),
+        *("--games", "1", *EASY),
+    )
+    assert result.reason is ExitReason.ENGINE_FAILURE and len(games) == 1
+    game = games[0]
+    assert (game["p1"], game["result"], game["termination"]) == ("X", "0-1", "stalled connection")
+    assert game["reason"].startswith("X did not read its input: 'position startpos moves ")
+    assert game["reason"].endswith(" bytes) not taken within 0.5 s")
+
+
+# --- floods -------------------------------------------------------------------------------------
+
+
+def test_a_flood_of_info_costs_the_engine_little_time(tmp_path):
+    # 20 MB of info before each move, on a 30 s clock: read a byte per system call, this
+    # lost on time; read in chunks it takes a fraction of a second, even on a loaded machine.
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--flood-info", "20000000"), "name=X", "tc=30"),
+        *("--engine", fake(), "name=N", "depth=1"),
+        *("--games", "2", "--maxplies", "4"),
+    )
+    assert result.reason is ExitReason.COMPLETED
+    for game in games:
+        assert game["termination"] == "max plies"
+        first = 0 if game["p1"] == "X" else 1
+        side = game["start_side"] ^ (len(game["opening_moves"]) % 2)
+        x_scores = game["scores"][(first - side) % 2 :: 2]
+        x_depths = game["depths"][(first - side) % 2 :: 2]
+        # The last info line before each bestmove is the one recorded.
+        assert x_scores == ["cp 77"] * len(x_scores) and x_depths == [10] * len(x_depths)
+
+
+def test_a_line_without_end_is_cut_and_counted(tmp_path):
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--no-newline", "5000000"), "name=X"),
+        *("--engine", fake(), "name=N"),
+        *("--games", "2", "--maxplies", "4", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED
+    for game in games:
+        assert game["termination"] == "max plies"
+        # The referee kept 64 K characters of each 5 MB line, not the line.
+        assert warnings_of(game, "X") == [
+            f"X: {moves_of(game, 'X')} line(s) over 65536 characters cut"
+            f" ({moves_of(game, 'X') * (5_000_000 - 65536)} dropped)"
+        ]
+
+
+def test_engines_stderr_log_is_capped_and_labelled(tmp_path):
+    result, _, _ = run(
+        tmp_path,
+        *("--engine", fake("--stderr-flood", "5000000"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED
+    log = (tmp_path / "m" / "engines-stderr.log").read_bytes()
+    assert len(log) < 2 * (1 << 20) + 200_000  # a head and a tail of 1 MB, labels, a marker
+    lines = log.decode().splitlines()
+    assert all(line.startswith(("X: ", "N: ")) for line in lines)
+    assert lines[0] == "X: noise line 0 " + "." * 50
+    assert any(line.startswith("X: ... ") and line.endswith(" bytes dropped ...") for line in lines)
+    assert lines[-1] == "X: last words"
+
+
+def test_a_disconnect_quotes_the_last_stderr_line(tmp_path):
+    bogus = "cmd=" + shlex.join([*builtin_engine(), "--bogus"])
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", bogus, "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.ENGINE_FAILURE
+    assert games[0]["termination"] == "disconnect"
+    reason = games[0]["reason"]
+    assert reason.startswith("X disconnected (exit code 2) while the referee ")
+    assert reason.endswith(" (at start): zengine: error: no such option '--bogus'")
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("crash", "--after", "2"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+        out="crash",
+    )
+    assert games[0]["reason"] == (
+        "X disconnected (exit code 3) while the referee waited for bestmove:"
+        " fake: crashing as asked"
+    )
+
+
+# --- rejected settings --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "option,error",
+    [
+        ("option.Hsh=64", "error unknown-option unknown option 'Hsh'"),
+        ("option.Hash=abc", "error syntax option 'Hash' needs a number, got 'abc'"),
+        ("option.Hash=16 32", "error syntax option 'Hash': the value is one token"),
+    ],
+)
+def test_a_rejected_option_stops_the_match_before_it_plays(tmp_path, option, error):
+    result, games, text = run(
+        tmp_path,
+        *("--engine", "cmd=zengine", "name=X", option, "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.ENGINE_REJECTED and result.exit_code == 2
+    assert games == []
+    stopped = result.summary["stopped"]
+    assert stopped.startswith(f"engine X rejected {option}: '{error}")
+    assert f"Stopped: {stopped}" in text
+
+
+def test_a_rejected_variant_stops_the_match(tmp_path):
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--reject-options"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", "--variant", "zhadu", *EASY),
+    )
+    assert result.reason is ExitReason.ENGINE_REJECTED and games == []
+    assert result.summary["stopped"] == (
+        "engine X rejected the variant zhadu: 'error unknown-option fake rejects every option:"
+        " 'name UCI_Variant value zhadu''"
+    )
+
+
+def test_an_error_instead_of_a_move_loses_quoted(tmp_path):
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("reject-go"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+    for game in games:
+        assert game["termination"] == "protocol error"
+        assert game["result"] == ("0-1" if game["p1"] == "X" else "1-0")
+        assert game["reason"] == (
+            "X answered 'error bad-value fake rejects this go' instead of a move (to 'go depth 1')"
+        )
+
+
+# --- processes that escape -------------------------------------------------------------------
+
+
+def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path):
+    marker = f"setsid-child-{tmp_path.name}"
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--setsid-child", marker), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+    assert running(marker) == []
+
+
+def test_a_descendant_that_died_unseen_is_reaped(tmp_path):
+    # X's child exits at once and X never waits for it: when X is stopped, the zombie passes
+    # to the referee (a subreaper), which reaps it (run() checks that no child is left).
+    result, games, _ = run(
+        tmp_path,
+        *("--engine", fake("--short-child"), "name=X", "--engine", fake(), "name=N"),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+
+
+def referee(out: Path, *engines: str, games: int = 8) -> subprocess.Popen:
+    args = [
+        sys.executable,
+        "-c",
+        "from zengine.protocol.cli import main; main()",
+        "match",
+        *engines,
+        *("--each", "tc=20+0.2", "--games", str(games), "--maxplies", "30"),
+        *("--seed", "5", "--out", str(out)),
+    ]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_games(out: Path, count: int, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        path = out / "games.jsonl"
+        if path.exists() and len(path.read_text().splitlines()) >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the match did not get going")
+
+
+def test_a_killed_referee_takes_its_engines_and_resume_stops_the_rest(tmp_path):
+    out = tmp_path / "m"
+    marker = f"grandchild-{tmp_path.name}"
+    engines = (
+        *("--engine", fake("--ignore-eof", "--log", f"{out}.x", "--setsid-child", marker)),
+        *("name=X", "--engine", fake("--ignore-eof", "--log", f"{out}.n"), "name=N"),
+    )
+    proc = referee(out, *engines, games=4)
+    wait_for_games(out, 1, proc)
+    proc.kill()
+    proc.communicate(timeout=30)
+    # The engines ignore the end of their input: they die with the referee all the same.
+    assert wait_until_gone(f"{out}.") == []
+    # What an engine started and that left its session outlives a SIGKILL of the referee ...
+    assert [p for p in running(marker) if "os.setsid" in p] != []
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from zengine.protocol.cli import main; main()",
+            "match",
+            "--resume",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # ... until the next run in the folder stops it (it carries the folder's tag).
+    assert "an earlier run in" in done.stdout
+    assert running(marker) == [] and running(f"{out}.") == []
+    ids = sorted(json.loads(line)["id"] for line in (out / "games.jsonl").read_text().splitlines())
+    assert ids == [0, 1, 2, 3]
+
+
+def test_a_second_signal_hurries_the_cleanup_and_the_summary_is_written(tmp_path):
+    out = tmp_path / "m"
+    # Engines that ignore quit and SIGTERM: the cleanup takes its full graces, unless hurried.
+    proc = referee(
+        out,
+        *("--engine", fake("--ignore-quit", "--delay", "20", "--log", str(out) + ".a"), "name=A"),
+        *("--engine", fake("--ignore-quit", "--delay", "20", "--log", str(out) + ".b"), "name=B"),
+        games=20,
+    )
+    wait_for_games(out, 1, proc)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    text, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text
+    assert "Interrupted:" in text and "Resume with: zengine match --resume" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["exit_reason"] == "interrupted"
+    assert wait_until_gone(str(out)) == []
+
+
+def test_engine_errors_pickle():
+    import pickle
+
+    from zengine.engine.values import Termination
+    from zengine.tools.engine_process import EngineError, SettingRejected
+
+    error = EngineError(Termination.DISCONNECT, "X", "disconnected (exit code 2)", "bad", True)
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.termination, again.name, again.detail, again.quote, again.writing) == (
+        Termination.DISCONNECT,
+        "X",
+        "disconnected (exit code 2)",
+        "bad",
+        True,
+    )
+    assert str(again) == "X disconnected (exit code 2): bad"
+    rejected = pickle.loads(pickle.dumps(SettingRejected("X", "option.A=1", "error e")))
+    assert str(rejected) == "engine X rejected option.A=1: 'error e'"
+
+
+def test_the_ledger_stops_what_an_earlier_run_left_and_nothing_else(tmp_path):
+    from zengine.tools.process_tree import TAG_VARIABLE, ProcessLedger, boot_id, read_proc
+
+    path = tmp_path / "engines.pids"
+    ledger = ProcessLedger(path)
+    assert ledger.sweep() == []
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    recorded = subprocess.Popen(sleeper)
+    ledger.started(recorded.pid)
+    tagged = subprocess.Popen(sleeper, env={**os.environ, TAG_VARIABLE: ledger.new_tag()})
+    # A pid recorded with another start time names another process now: it is left alone.
+    stranger = subprocess.Popen(sleeper)
+    with open(path, "a") as handle:
+        handle.write(f"engine {stranger.pid} 1 {boot_id()}\n")
+    try:
+        again = ProcessLedger(path)
+        assert again.token == ledger.token
+        assert again.sweep() == sorted([recorded.pid, tagged.pid])
+        assert read_proc(recorded.pid) is None and read_proc(tagged.pid) is None
+        assert stranger.poll() is None
+        assert path.read_text() == f"token {ledger.token}\n"  # a fresh record
+    finally:
+        for proc in (recorded, tagged, stranger):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
