@@ -468,13 +468,13 @@ def test_a_game_that_cannot_be_written_stops_the_match_keeping_the_others(
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 16 KiB tmpfs (four pages: a config.json, a lock, and a page of each games file)."""
+    """A 20 KiB tmpfs (five pages: config.json, the lock, engines.pids and a page of each games file)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
     disk = tmp_path / "disk"
     disk.mkdir()
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(disk)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=20k", "tmpfs", str(disk)], capture_output=True
     )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode(errors='replace').strip()}")

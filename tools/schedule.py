@@ -90,9 +90,10 @@ def parse_opening_line(rules: Rules, line: str) -> Opening:
 
 
 #: An openings file larger than this is refused (a book of a few hundred thousand lines fits);
-#: so are longer lines. Reading is capped, so a wrong path (a log, a disk image) fails at once.
+#: so are longer lines (a legal 20,000-ply Zhadu line is about 120 KB, so a line may be long).
+#: Reading is capped, so a wrong path (a log, a disk image) fails at once.
 MAX_OPENINGS_BYTES = 64 * 1024 * 1024
-MAX_OPENING_LINE = 10_000
+MAX_OPENING_LINE = 1_000_000
 
 
 def _book_lines(path: str) -> list[str]:
