@@ -796,6 +796,8 @@ OPTIONS: dict[str, int | None] = {
     "timeout": None,
     "event": 1,
     "debug": 0,
+    # Where the games are played, not what the match is: tools/match.py reads it.
+    "cluster": 1,
 }
 
 

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -37,15 +38,22 @@ from zengine.tools.runner import (
     write_config,
 )
 
+if TYPE_CHECKING:
+    from zengine.tools.cluster import ClusterExecutor
+
 
 def run_match(
     args: list[str], emit: Callable[[str], None] = print_line, progress: bool | None = None
 ) -> RunResult:
-    """Parse, set up the output directory (or resume one), and play. Raises ConfigError."""
+    """Parse, set up the output directory (or resume one), and play. Raises ConfigError.
+
+    With ``--cluster`` the games are played on a Dask cluster (:mod:`tools.cluster`, imported
+    only then), connected before the output directory is made."""
     options = split_options(args)
     resume = [words for name, words in options if name == "resume"]
+    clusters = [words[0] for name, words in options if name == "cluster"]
     if resume:
-        extra = [name for name, _ in options if name not in ("resume", "concurrency")]
+        extra = [name for name, _ in options if name not in ("resume", "concurrency", "cluster")]
         if extra:
             raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
         out_dir = Path(resume[0][0])
@@ -55,20 +63,33 @@ def run_match(
                 config = replace(config, concurrency=parse_concurrency(words[0]))
     else:
         config = parse_command_line(args)
-        out_dir = new_out_dir(config.out)
-        config = replace(config, out=str(out_dir))
-        write_config(config, out_dir)
-    match = Match(config, out_dir, LiveOutput(emit, progress))
-    engines = ", ".join(f"{e.describe()} [{e.limits.text()}]" for e in config.engines)
-    emit(f"Match: {engines}")
-    kind = config.tournament.value if len(config.engines) > 2 else "match"
-    emit(
-        f"Variant {match.rules.describe()}, {len(match.games)} games ({kind}, "
-        f"{config.rounds} round(s) x {config.games} games per encounter), openings {config.openings.text()}, "
-        f"concurrency {config.concurrency}"
-    )
-    emit(f"Seed {config.seed}; output in {out_dir}")
-    return match.run()
+    executor: ClusterExecutor | None = None
+    if clusters:
+        from zengine.tools.cluster import connect, parse_cluster
+
+        executor = connect(parse_cluster(clusters[-1]))
+    try:
+        if not resume:
+            out_dir = new_out_dir(config.out)
+            config = replace(config, out=str(out_dir))
+            write_config(config, out_dir)
+        match = Match(config, out_dir, LiveOutput(emit, progress), executor)
+        engines = ", ".join(f"{e.describe()} [{e.limits.text()}]" for e in config.engines)
+        emit(f"Match: {engines}")
+        kind = config.tournament.value if len(config.engines) > 2 else "match"
+        where = f"concurrency {config.concurrency}" if executor is None else "on a cluster"
+        emit(
+            f"Variant {match.rules.describe()}, {len(match.games)} games ({kind}, "
+            f"{config.rounds} round(s) x {config.games} games per encounter), openings {config.openings.text()}, "
+            f"{where}"
+        )
+        if executor is not None:
+            emit(executor.describe())
+        emit(f"Seed {config.seed}; output in {out_dir}")
+        return match.run()
+    finally:
+        if executor is not None:
+            executor.close()
 
 
 HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style options).
@@ -91,6 +112,8 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --recover               restart a crashed engine and go on
 --timeout start=S ready=S move=S grace=S   uciok, readyok, untimed move, clock grace
 --out DIR | --resume DIR   --event NAME   --debug (traffic.log)
+--cluster tcp://HOST:PORT | local:N   play the games on a Dask cluster (one game
+                        per worker thread; needs pip install 'zengine[cluster]')
 
 With no --engine, the built-in engine plays itself: a short demonstration on {first}.
 

@@ -44,7 +44,8 @@ def reason_text(outcome: Outcome, names: tuple[str, str]) -> str:
 @dataclass(frozen=True)
 class GameRecord:
     """One finished game as the files keep it. ``p1_index``/``p2_index`` are engine numbers of
-    the configuration; ``scores`` are what the mover reported (None: no score)."""
+    the configuration; ``scores`` are what the mover reported (None: no score); ``worker`` is
+    the address of the cluster worker that played it (None: this machine, not written)."""
 
     id: int
     round: int
@@ -74,6 +75,7 @@ class GameRecord:
     time_control: str
     overhead_ms: float
     overhead_moves: int
+    worker: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``games.jsonl`` (result ``1-0``, termination the PGN word)."""
@@ -88,6 +90,8 @@ class GameRecord:
             scores=[None if s is None else s.format() for s in self.scores],
             depths=list(self.depths),
         )
+        if self.worker is None:
+            del data["worker"]
         return data
 
     @staticmethod
@@ -131,6 +135,7 @@ class GameRecord:
                 time_control=_get(data, "time_control", str),
                 overhead_ms=float(_get(data, "overhead_ms", int | float, 0.0)),
                 overhead_moves=_get(data, "overhead_moves", int, 0),
+                worker=_get(data, "worker", str) if data.get("worker") is not None else None,
             )
         except TextError as exc:
             raise RecordError(str(exc)) from None

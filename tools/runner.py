@@ -1,8 +1,10 @@
 """The coordinator of a match: schedule, worker threads, engine processes, resume, stopping.
 
-Workers take scheduled games from a queue and play them with :func:`tools.play.
-play_scheduled_game`, each keeping its own engine processes between games. Each finished
-game comes back here once: it is appended to the records, counted in the running statistics
+Where the games are played is a :class:`GameExecutor`: worker threads of this process
+(:class:`LocalThreads`, the default) that take scheduled games from a queue and play them with
+:func:`tools.play.play_scheduled_game`, each keeping its own engine processes between games,
+or the workers of a Dask cluster (:class:`tools.cluster.ClusterExecutor`, ``--cluster``).
+Each finished game comes back here once, through :meth:`Match.finish`: it is appended to the records, counted in the running statistics
 (:class:`tools.tally.MatchTally`, O(1) per game) and printed; the match stops when the
 schedule is played, the SPRT decides, an engine fails without ``--recover``, the referee
 fails, or the user interrupts it. Why it stopped is an :class:`ExitReason`, which carries the
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from zengine.engine.values import Termination
 from zengine.tools.config import ConfigError, MatchConfig
@@ -52,6 +54,11 @@ class ExitReason(enum.Enum):
     REFEREE_ERROR = (1, "a referee error: a traceback on stderr, finished games kept")
     USAGE = (2, "a bad command line or configuration: one line on stderr, nothing played")
     ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
+    CLUSTER_FAILURE = (
+        4,
+        "the cluster failed (its scheduler went away, a worker cannot play): finished games "
+        "kept; resume with --resume",
+    )
     INTERRUPTED = (130, "interrupted (Ctrl-C, SIGTERM, SIGHUP): finished games kept")
 
     @property
@@ -70,6 +77,7 @@ _RANK = {
     ExitReason.SPRT_DECIDED: 1,
     ExitReason.ENGINE_FAILURE: 1,
     ExitReason.REFEREE_ERROR: 2,
+    ExitReason.CLUSTER_FAILURE: 2,
     ExitReason.INTERRUPTED: 3,
 }
 
@@ -94,6 +102,68 @@ class RunResult:
         return self.reason.code
 
 
+class GameExecutor(Protocol):
+    """Where the games of a match are played. The match owns the schedule, the records, the
+    statistics and the decision to stop; an executor plays the games it is given and hands each
+    finished one to :meth:`Match.finish` once, and starts no new game once ``match.stop`` is
+    set (the games already running finish and are counted)."""
+
+    #: What a resume must repeat to play on the same executor (`` --cluster ADDRESS``).
+    resume_args: str
+
+    def start(self, match: Match, games: list[ScheduledGame]) -> None:
+        """Begin playing ``games`` (in this order as far as it can) for ``match``."""
+
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; whether games are still being played."""
+
+    def interrupt(self) -> None:
+        """Ctrl-C: discard the games in progress, stop their engines, keep finished games."""
+
+    def summary_fields(self, match: Match) -> dict[str, Any]:
+        """What ``summary.json`` says of where the games were played (``concurrency``...)."""
+
+
+class LocalThreads:
+    """``--concurrency`` worker threads of this process, each with its own engine processes."""
+
+    resume_args = ""
+
+    def __init__(self) -> None:
+        self.workers: list[threading.Thread] = []
+        self.match: Match | None = None
+
+    def start(self, match: Match, games: list[ScheduledGame]) -> None:
+        self.match = match
+        queue_lock = threading.Lock()
+        todo = list(reversed(games))
+
+        def next_game() -> ScheduledGame | None:
+            with queue_lock:
+                if match.stop.is_set() or not todo:
+                    return None
+                return todo.pop()
+
+        self.workers = [
+            threading.Thread(target=match._worker, args=(next_game,), name=f"game-{i}", daemon=True)
+            for i in range(min(match.config.concurrency, max(len(games), 1)))
+        ]
+        for w in self.workers:
+            w.start()
+
+    def join(self, timeout: float) -> bool:
+        for w in self.workers:
+            w.join(timeout=timeout)
+        return any(w.is_alive() for w in self.workers)
+
+    def interrupt(self) -> None:
+        assert self.match is not None
+        self.match._interrupt(self.workers)
+
+    def summary_fields(self, match: Match) -> dict[str, Any]:
+        return {"concurrency": match.config.concurrency}
+
+
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -101,8 +171,15 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 class Match:
     """A configured match with its output directory: plays the games still missing."""
 
-    def __init__(self, config: MatchConfig, out_dir: Path, output: LiveOutput) -> None:
+    def __init__(
+        self,
+        config: MatchConfig,
+        out_dir: Path,
+        output: LiveOutput,
+        executor: GameExecutor | None = None,
+    ) -> None:
         self.config = config
+        self.executor: GameExecutor = LocalThreads() if executor is None else executor
         self.out_dir = out_dir
         self.output = output
         self.rules = config.make_rules()
@@ -150,6 +227,11 @@ class Match:
             self.stopped = Stop(reason, text)
         self.stop.set()
 
+    def halt(self, reason: ExitReason, text: str) -> None:
+        """Stop the match for ``reason`` (an executor's call: a lost cluster, an interrupt)."""
+        with self.lock:
+            self._stop(reason, text)
+
     # --- running -----------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Play the missing games; returns why the run ended and the summary (also written)."""
@@ -170,19 +252,7 @@ class Match:
                 self._stop(ExitReason.SPRT_DECIDED, f"SPRT decided ({verdict}) before this run")
                 pending = []
         started = time.monotonic()
-        queue_lock = threading.Lock()
-        todo = list(reversed(pending))
-
-        def next_game() -> ScheduledGame | None:
-            with queue_lock:
-                if self.stop.is_set() or not todo:
-                    return None
-                return todo.pop()
-
-        workers = [
-            threading.Thread(target=self._worker, args=(next_game,), name=f"game-{i}", daemon=True)
-            for i in range(min(self.config.concurrency, max(len(pending), 1)))
-        ]
+        executor = self.executor
         self._bar()
         interrupted = False
         previous = {}
@@ -192,14 +262,12 @@ class Match:
                     previous[sig] = signal.signal(sig, _raise_interrupt)
                 except ValueError:  # not the main thread (tests): leave signals alone
                     pass
-            for w in workers:
-                w.start()
-            while any(w.is_alive() for w in workers):
-                for w in workers:
-                    w.join(timeout=0.1)
+            executor.start(self, pending)
+            while executor.join(0.1):
+                pass
         except KeyboardInterrupt:
             interrupted = True
-            self._interrupt(workers)
+            executor.interrupt()
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -211,7 +279,7 @@ class Match:
     def _conclude(self, reason: ExitReason, wall: float) -> RunResult:
         """Write the summary, print the final table, close the logs."""
         extra: dict[str, Any] = {
-            "concurrency": self.config.concurrency,
+            **self.executor.summary_fields(self),
             "games_this_run": self.played_now,
             "wall_s": wall,
             "stopped": None if self.stopped is None else self.stopped.text,
@@ -226,9 +294,11 @@ class Match:
         self.output.clear_bar()
         self.output.emit("")
         self.output.emit(summary_text(data))
-        if reason is ExitReason.INTERRUPTED:
+        if reason in (ExitReason.INTERRUPTED, ExitReason.CLUSTER_FAILURE):
+            what = "Interrupted" if reason is ExitReason.INTERRUPTED else "Cluster failure"
             self.output.emit(
-                f"Interrupted: {self.tally.games} games kept. Resume with: zengine match --resume {self.out_dir}"
+                f"{what}: {self.tally.games} games kept. Resume with: zengine match --resume "
+                f"{self.out_dir}{self.executor.resume_args}"
             )
         self._stderr.close()
         if self._traffic is not None:
@@ -294,7 +364,7 @@ class Match:
                 report = play_scheduled_game(self.config, game, keeper.engine)
                 if self.aborting:
                     return
-                self._finish(report, keeper.settle(report))
+                self.finish(report, keeper.settle(report))
         except Exception as exc:  # a referee bug: stop the match, keep what was played
             traceback.print_exc(file=sys.stderr)
             with self.lock:
@@ -302,8 +372,9 @@ class Match:
         finally:
             keeper.close()
 
-    def _finish(self, report: GameReport, failure: str | None) -> None:
-        """One finished game: record it, count it, print it, and stop the match if it must."""
+    def finish(self, report: GameReport, failure: str | None) -> None:
+        """One finished game (from an executor): record it, count it, print it, and stop the
+        match if it must. ``failure`` is why an engine of the game is gone, if one is."""
         record = report.record
         with self.lock:
             if self.aborting:
