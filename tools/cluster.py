@@ -266,6 +266,18 @@ class ClusterExecutor:
             }
         return fields
 
+    def report(self) -> str | None:
+        """``Cluster ...``: the workers that played and the cluster's cost per game, if any."""
+        if not self.work_s:
+            return None
+        work = sum(self.work_s) / len(self.work_s) * 1000
+        latency = sum(self.latency_s) / len(self.latency_s) * 1000
+        return (
+            f"Cluster {self.spec.text}: {len(self.work_s)} games on {len(self.workers_used)} "
+            f"worker(s); per game {work:.1f} ms of coordinator work, {latency:.1f} ms from "
+            "submit to record written beyond the game"
+        )
+
     def close(self) -> None:
         """Close this run's engines on the workers, the connection, and a local cluster."""
         if not self.aborting and not self.lost:

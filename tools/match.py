@@ -86,7 +86,10 @@ def run_match(
         if executor is not None:
             emit(executor.describe())
         emit(f"Seed {config.seed}; output in {out_dir}")
-        return match.run()
+        result = match.run()
+        if executor is not None and (line := executor.report()) is not None:
+            emit(line)
+        return result
     finally:
         if executor is not None:
             executor.close()
