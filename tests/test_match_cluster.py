@@ -420,7 +420,7 @@ def assert_each_game_once(out: Path, games: int) -> list[dict]:
 
 
 def test_a_worker_killed_mid_match_loses_no_game(tmp_path: Path, dask_cluster: DaskCluster) -> None:
-    games = 12
+    games = 8
     # A third worker for this test, the one that dies.
     worker = dask_cluster.add_worker()
     dask_cluster.workers.append(worker)
@@ -448,7 +448,7 @@ def test_a_worker_killed_mid_match_loses_no_game(tmp_path: Path, dask_cluster: D
 def test_coordinator_killed_then_resumed_on_the_cluster(
     tmp_path: Path, dask_cluster: DaskCluster
 ) -> None:
-    games = 10
+    games = 8
     out = tmp_path / "m"
     proc = start_coordinator(out, dask_cluster.address, games, tmp_path)
     wait_for_games(out, 2, proc)
@@ -477,6 +477,7 @@ def test_interrupted_coordinator_says_how_to_resume(
     assert_each_game_once(out, games)
 
 
+@pytest.mark.slow  # a scheduler of its own, killed, then the rest played here: 8-11 s
 def test_scheduler_gone_stops_cleanly_and_resumes_elsewhere(tmp_path: Path) -> None:
     games = 6
     dask = DaskCluster(tmp_path / "dask", 1)
