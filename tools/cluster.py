@@ -7,10 +7,11 @@ clock and adjudication) and returns the game's record, stamped with the worker's
 worker keeps its engines from one game of a run to the next, as a local worker thread does.
 
 The coordinator is :class:`ClusterExecutor`, the :class:`tools.runner.GameExecutor` of a
-cluster: it keeps one task in flight per worker thread, in the order of the schedule, and hands
-each finished game to the match, which writes it, counts it and decides whether to stop,
-exactly as for a local match. When the match stops (SPRT, engine failure) no task is
-submitted any more and the games already running finish and are counted.
+cluster: it keeps two tasks in flight per worker thread (the game played and the next), in the
+order of the schedule, and hands each finished game to the match, which writes it, counts it
+and decides whether to stop, exactly as for a local match. When the match stops (SPRT, engine
+failure) the tasks still waiting for a worker are cancelled, and the games already running
+finish and are counted.
 
 Faults: Dask plays a task again, from its start, on another worker when its worker dies; the
 coordinator writes a record once per game id. The scheduler going away stops the match
@@ -177,7 +178,8 @@ class TaskResult:
 
 
 class ClusterExecutor:
-    """The games of a match on a Dask cluster: one task in flight per worker thread."""
+    """The games of a match on a Dask cluster: TASKS_PER_THREAD tasks in flight per worker
+    thread, their results recorded once per game id."""
 
     def __init__(self, spec: ClusterSpec, client: Client, cluster: LocalCluster | None) -> None:
         self.spec = spec
