@@ -62,23 +62,6 @@ def processes_marked(tmp: Path) -> list[str]:
     return found
 
 
-def children() -> list[str]:
-    """This process's live child processes."""
-    me = str(os.getpid())
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if fields[1] == me and fields[0] != "Z":
-            found.append(f"{entry} {cmd}")
-    return found
-
-
 def wait_until_none_marked(tmp: Path, seconds: float = 30) -> list[str]:
     """Orphaned engines see end of input and exit by themselves: give them time."""
     deadline = time.monotonic() + seconds
@@ -309,26 +292,28 @@ def test_cluster_plays_the_games_of_a_local_match(
 
 
 def test_local_cluster_of_two_workers(tmp_path: Path) -> None:
-    before = set(children())
-    lines: list[str] = []
-    result = run_match(
-        match_args(tmp_path / "dask", "--cluster", "local:2", games=2),
-        emit=lines.append,
-        progress=False,
+    # The command, in a process of its own: its local cluster's worker processes (and
+    # multiprocessing's helper) are its children, not this test runner's.
+    done = subprocess.run(
+        [*CLI, *match_args(tmp_path / "dask", "--cluster", "local:2", games=2)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=marked(tmp_path),
     )
-    assert result.reason is ExitReason.COMPLETED, "\n".join(lines)
-    assert "Cluster local:2: 2 worker(s), 2 thread(s)" in lines
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Cluster local:2: 2 worker(s), 2 thread(s)" in done.stdout.splitlines()
+    assert done.stderr == ""
     local = run_match(
         match_args(tmp_path / "local", "--concurrency", "2", games=2),
-        emit=lines.append,
+        emit=lambda line: None,
         progress=False,
     )
     assert local.reason is ExitReason.COMPLETED
     assert_same_games(records(tmp_path / "local"), records(tmp_path / "dask"), variant_names()[0])
-    assert result.summary["concurrency"] == 2
-    # The local cluster's processes are gone with the match (multiprocessing's resource
-    # tracker stays with this process by design).
-    assert [c for c in set(children()) - before if "resource_tracker" not in c] == []
+    assert json.loads((tmp_path / "dask" / "summary.json").read_text())["concurrency"] == 2
+    # The workers and their engines are gone with the command.
+    assert wait_until_none_marked(tmp_path) == []
 
 
 def test_an_engine_that_cannot_start_on_the_worker(
@@ -344,10 +329,11 @@ def test_an_engine_that_cannot_start_on_the_worker(
         result = run_match(
             [*args, *match_args(tmp_path / out, *extra)], emit=lambda line: None, progress=False
         )
-        # Without --recover the match stops after the games under way, as locally.
+        # Without --recover the match stops after the games under way, as locally (on the
+        # cluster, a worker may have begun its next game, TASKS_PER_THREAD, before the stop).
         assert result.reason is ExitReason.ENGINE_FAILURE
         played = records(tmp_path / out)
-        assert 1 <= len(played) <= 2
+        assert 1 <= len(played) <= 2 * cluster_module.TASKS_PER_THREAD
         reasons.append({g["reason"] for g in played})
     assert reasons[0] == reasons[1] and len(reasons[1]) == 1
     (reason,) = reasons[1]
@@ -421,7 +407,7 @@ def assert_each_game_once(out: Path, games: int) -> list[dict]:
 
 
 def test_a_worker_killed_mid_match_loses_no_game(tmp_path: Path, dask_cluster: DaskCluster) -> None:
-    games = 8
+    games = 12
     # A third worker for this test, the one that dies.
     worker = dask_cluster.add_worker()
     dask_cluster.workers.append(worker)
@@ -440,9 +426,8 @@ def test_a_worker_killed_mid_match_loses_no_game(tmp_path: Path, dask_cluster: D
     killed_after = len(read_games(str(out / "games.jsonl")))
     text, _ = proc.communicate(timeout=600)
     assert proc.returncode == 0, text
+    assert killed_after < games  # it died mid-match
     played = assert_each_game_once(out, games)
-    later = played[killed_after + 1 :]  # one more may have been on its way to the record
-    assert later and all(g["worker"] != victim for g in later)
     assert {g["worker"] for g in played} <= set(dask_cluster.worker_addresses()) | {victim}
 
 
