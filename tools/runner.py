@@ -4,11 +4,11 @@ Where the games are played is a :class:`GameExecutor`: worker threads of this pr
 (:class:`LocalThreads`, the default) that take scheduled games from a queue and play them with
 :func:`tools.play.play_scheduled_game`, each keeping its own engine processes between games,
 or the workers of a Dask cluster (:class:`tools.cluster.ClusterExecutor`, ``--cluster``).
-Each finished game comes back here once, through :meth:`Match.finish`: it is appended to the records, counted in the running statistics
-(:class:`tools.tally.MatchTally`, O(1) per game) and printed; the match stops when the
-schedule is played, the SPRT decides, an engine fails without ``--recover``, the referee
-fails, or the user interrupts it. Why it stopped is an :class:`ExitReason`, which carries the
-exit code.
+Each finished game comes back here once, through :meth:`Match.finish`: it is appended to the
+records, counted in the running statistics (:class:`tools.tally.MatchTally`, O(1) per game)
+and printed; the match stops when the schedule is played, the SPRT decides, an engine fails
+without ``--recover``, the referee fails, the cluster fails, or the user interrupts it. Why it
+stopped is an :class:`ExitReason`, which carries the exit code.
 """
 
 from __future__ import annotations
