@@ -571,4 +571,4 @@ def test_exit_reasons_are_documented():
     section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     for reason in ExitReason:
         assert re.search(rf"\b{reason.code}\b", section), reason
-    assert {r.code for r in ExitReason} == {0, 1, 2, 3, 130}
+    assert {r.code for r in ExitReason} == {0, 1, 2, 3, 4, 130}

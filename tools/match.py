@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -46,6 +47,9 @@ from zengine.tools.runner import (
 )
 from zengine.tools.schedule import OpeningError, match_schedule
 
+if TYPE_CHECKING:
+    from zengine.tools.cluster import ClusterExecutor
+
 
 class SetupWriteError(Exception):
     """The output folder could not be written before the first game (a full disk): one line,
@@ -58,40 +62,43 @@ def run_match(
     """Parse, set up the output directory (or resume one), and play.
 
     Everything is checked before anything is played: the command line or ``config.json``,
-    that the engines' programs exist, the openings, the folder (locked for this run: a second
-    referee in the same folder is refused). Raises ConfigError for any of it, SetupWriteError
-    when the folder cannot be written."""
+    that the engines' programs exist (on this machine; with ``--cluster`` they are found on
+    the workers), the openings, the folder (locked for this run: a second referee in the same
+    folder is refused). With ``--cluster`` the games are played on a Dask cluster
+    (:mod:`tools.cluster`, imported only then), connected before the output directory is made.
+    Raises ConfigError for any of it, SetupWriteError when the folder cannot be written."""
     options = split_options(args)
     resume = [words for name, words in options if name == "resume"]
-    if resume:
-        extra = [
-            name for name, _ in options if name not in ("resume", "concurrency", "ratinginterval")
-        ]
-        if extra:
-            raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
-        out_dir = Path(resume[0][0])
-        if not out_dir.is_dir():
-            raise ConfigError(f"--resume {out_dir}: no such folder")
-        lock = FolderLock(out_dir)
-        try:
+    clusters = [words[0] for name, words in options if name == "cluster"]
+    executor: ClusterExecutor | None = None
+    lock: FolderLock | None = None
+    try:
+        if resume:
+            allowed = ("resume", "concurrency", "ratinginterval", "cluster")
+            extra = [name for name, _ in options if name not in allowed]
+            if extra:
+                raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
+            out_dir = Path(resume[0][0])
+            if not out_dir.is_dir():
+                raise ConfigError(f"--resume {out_dir}: no such folder")
+            executor = _connect(clusters)
+            lock = FolderLock(out_dir)
             config = read_config(out_dir)
             for name, words in options:
                 if name == "concurrency":
                     config = replace(config, concurrency=parse_concurrency(words[0]))
                 elif name == "ratinginterval":
                     config = replace(config, rating_interval=parse_rating_interval(words[0]))
-            check_commands(config.engines)
-            match = Match(config, out_dir, LiveOutput(emit, progress))
-        except BaseException:
-            lock.release()
-            raise
-    else:
-        config = parse_command_line(args)
-        check_commands(config.engines)
-        _check_openings(config)  # before the folder is made
-        out_dir = new_out_dir(config.out)
-        lock = FolderLock(out_dir)
-        try:
+            if executor is None:
+                check_commands(config.engines)
+        else:
+            config = parse_command_line(args)
+            if not clusters:
+                check_commands(config.engines)
+            _check_openings(config)  # before the folder is made
+            executor = _connect(clusters)
+            out_dir = new_out_dir(config.out)
+            lock = FolderLock(out_dir)
             check_unused(out_dir)
             config = replace(config, out=str(out_dir))
             try:
@@ -100,24 +107,38 @@ def run_match(
                 raise SetupWriteError(
                     f"cannot write {out_dir / CONFIG_FILE}: {exc.strerror or exc}"
                 ) from None
-            match = Match(config, out_dir, LiveOutput(emit, progress))
-        except BaseException:
-            lock.release()
-            raise
-    try:
+        match = Match(config, out_dir, LiveOutput(emit, progress), executor)
         say = match.output.emit  # guarded by the match: a closed output stops it quietly
         engines = ", ".join(f"{e.describe()} [{e.limits.text()}]" for e in config.engines)
         say(f"Match: {engines}")
         kind = config.tournament.value if len(config.engines) > 2 else "match"
+        where = f"concurrency {config.concurrency}" if executor is None else "on a cluster"
         say(
             f"Variant {match.rules.describe()}, {len(match.games)} games ({kind}, "
             f"{config.rounds} round(s) x {config.games} games per encounter), openings "
-            f"{config.openings.text()}, concurrency {config.concurrency}"
+            f"{config.openings.text()}, {where}"
         )
+        if executor is not None:
+            say(executor.describe())
         say(f"Seed {config.seed}; output in {out_dir}")
-        return match.run()
+        result = match.run()
+        if executor is not None and (line := executor.report()) is not None:
+            say(line)
+        return result
     finally:
-        lock.release()
+        if lock is not None:
+            lock.release()
+        if executor is not None:
+            executor.close()
+
+
+def _connect(clusters: list[str]) -> ClusterExecutor | None:
+    """The cluster of ``--cluster`` (the last one given), or None to play on this machine."""
+    if not clusters:
+        return None
+    from zengine.tools.cluster import connect, parse_cluster
+
+    return connect(parse_cluster(clusters[-1]))
 
 
 def _check_openings(config: MatchConfig) -> None:
@@ -148,6 +169,8 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --recover               restart a crashed engine and go on
 --timeout start=S ready=S move=S grace=S   uciok, readyok, untimed move, clock grace
 --out DIR | --resume DIR   --event NAME   --debug (traffic.log)
+--cluster tcp://HOST:PORT | local:N   play the games on a Dask cluster (one game
+                        per worker thread; needs pip install 'zengine[cluster]')
 
 With no --engine, the built-in engine plays itself: a short demonstration on {first}.
 

@@ -48,7 +48,8 @@ def reason_text(outcome: Outcome, names: tuple[str, str]) -> str:
 @dataclass(frozen=True)
 class GameRecord:
     """One finished game as the files keep it. ``p1_index``/``p2_index`` are engine numbers of
-    the configuration; ``scores`` are what the mover reported (None: no score)."""
+    the configuration; ``scores`` are what the mover reported (None: no score); ``worker`` is
+    the address of the cluster worker that played it (None: this machine, not written)."""
 
     id: int
     round: int
@@ -80,6 +81,7 @@ class GameRecord:
     overhead_moves: int
     #: Protocol warnings: what an engine did wrong without losing for it, in words naming it.
     warnings: tuple[str, ...] = ()
+    worker: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``games.jsonl`` (result ``1-0``, termination the PGN word;
@@ -96,6 +98,8 @@ class GameRecord:
             depths=list(self.depths),
             warnings=list(self.warnings),
         )
+        if self.worker is None:
+            del data["worker"]
         if not self.warnings:  # kept out when there are none: most records have none
             del data["warnings"]
         return data
@@ -142,6 +146,7 @@ class GameRecord:
                 overhead_ms=float(_get(data, "overhead_ms", int | float, 0.0)),
                 overhead_moves=_get(data, "overhead_moves", int, 0),
                 warnings=tuple(_list(data, "warnings", str)) if "warnings" in data else (),
+                worker=_get(data, "worker", str) if data.get("worker") is not None else None,
             )
         except TextError as exc:
             raise RecordError(str(exc)) from None

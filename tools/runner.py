@@ -1,12 +1,14 @@
 """The coordinator of a match: schedule, worker threads, engine processes, resume, stopping.
 
-Workers take scheduled games from a queue and play them with :func:`tools.play.
-play_scheduled_game`, each keeping its own engine processes between games. Each finished
-game comes back here once: it is appended to the records, counted in the running statistics
-(:class:`tools.tally.MatchTally`, O(1) per game) and printed; the match stops when the
-schedule is played, the SPRT decides, an engine fails without ``--recover``, the referee
-fails, or the user interrupts it. Why it stopped is an :class:`ExitReason`, which carries the
-exit code.
+Where the games are played is a :class:`GameExecutor`: worker threads of this process
+(:class:`LocalThreads`, the default) that take scheduled games from a queue and play them with
+:func:`tools.play.play_scheduled_game`, each keeping its own engine processes between games,
+or the workers of a Dask cluster (:class:`tools.cluster.ClusterExecutor`, ``--cluster``).
+Each finished game comes back here once, through :meth:`Match.finish`: it is appended to the
+records, counted in the running statistics (:class:`tools.tally.MatchTally`, O(1) per game)
+and printed; the match stops when the schedule is played, the SPRT decides, an engine fails
+without ``--recover``, the referee fails, the cluster fails, or the user interrupts it. Why it
+stopped is an :class:`ExitReason`, which carries the exit code.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from zengine.engine.values import Termination, shown
 from zengine.tools.config import ConfigError, MatchConfig
@@ -85,6 +87,11 @@ class ExitReason(enum.Enum):
         "an engine rejected a setting (option, variant): its error quoted, the game not played",
     )
     ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
+    CLUSTER_FAILURE = (
+        4,
+        "the cluster failed (its scheduler went away, a worker cannot play): finished games "
+        "kept; resume with --resume",
+    )
     INTERRUPTED = (130, "interrupted (Ctrl-C, SIGTERM, SIGHUP): finished games kept")
 
     @property
@@ -105,6 +112,7 @@ _RANK = {
     ExitReason.ENGINE_FAILURE: 1,
     ExitReason.ENGINE_REJECTED: 1,
     ExitReason.REFEREE_ERROR: 2,
+    ExitReason.CLUSTER_FAILURE: 2,
     ExitReason.INTERRUPTED: 3,
     ExitReason.WRITE_FAILED: 3,
 }
@@ -130,14 +138,108 @@ class RunResult:
         return self.reason.code
 
 
+class GameExecutor(Protocol):
+    """Where the games of a match are played. The match owns the schedule, the records, the
+    statistics and the decision to stop; an executor plays the games it is given and hands each
+    finished one to :meth:`Match.finish` once, and starts no new game once ``match.stop`` is
+    set (the games already running finish and are counted)."""
+
+    #: What a resume must repeat to play on the same executor (`` --cluster ADDRESS``).
+    resume_args: str
+
+    def start(self, match: Match, games: PendingGames) -> None:
+        """Begin playing ``games`` (taken in schedule order) for ``match``."""
+
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; whether games are still being played."""
+
+    def interrupt(self) -> None:
+        """Ctrl-C: discard the games in progress, stop their engines, keep finished games."""
+
+    def summary_fields(self, match: Match) -> dict[str, Any]:
+        """What ``summary.json`` says of where the games were played (``concurrency``...)."""
+
+
+class LocalThreads:
+    """``--concurrency`` worker threads of this process, each with its own engine processes."""
+
+    resume_args = ""
+
+    def __init__(self) -> None:
+        self.workers: list[threading.Thread] = []
+        self.match: Match | None = None
+
+    def start(self, match: Match, games: PendingGames) -> None:
+        self.match = match
+
+        def next_game() -> ScheduledGame | None:
+            return None if match.stop.is_set() else games.popleft()
+
+        self.workers = [
+            threading.Thread(target=match._worker, args=(next_game,), name=f"game-{i}", daemon=True)
+            for i in range(min(match.config.concurrency, len(games)))
+        ]
+        for w in self.workers:
+            w.start()
+
+    def join(self, timeout: float) -> bool:
+        for w in self.workers:
+            w.join(timeout=timeout)
+        return any(w.is_alive() for w in self.workers)
+
+    def interrupt(self) -> None:
+        assert self.match is not None
+        self.match._interrupt(self.workers)
+
+    def summary_fields(self, match: Match) -> dict[str, Any]:
+        return {"concurrency": match.config.concurrency}
+
+
+class PendingGames:
+    """The games still to play, in schedule order, each made when taken (the schedule is
+    lazy: a million-game match starts at once). Safe to take from several threads."""
+
+    def __init__(self, match: Match, indices: Iterator[int], count: int) -> None:
+        self.match = match
+        self.indices = indices
+        self.left = count
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self.left
+
+    def popleft(self) -> ScheduledGame | None:
+        """The next game (announced as started), or None when there is none."""
+        with self._lock:
+            index = next(self.indices, None)
+            if index is None:
+                self.left = 0
+                return None
+            self.left -= 1
+            try:
+                game = self.match.games[index]
+            except OpeningError as exc:  # a random opening not found: very unlikely
+                self.match.halt(ExitReason.REFEREE_ERROR, f"--openings: {exc}")
+                return None
+        self.match.output.started(game.id, game.p1, game.p2)
+        return game
+
+
 class Match:
     """A configured match with its output directory: plays the games still missing.
 
     The folder is checked here (its files, the finished games against the schedule: a damaged
     folder is a ConfigError before anything is played); the caller holds its lock."""
 
-    def __init__(self, config: MatchConfig, out_dir: Path, output: LiveOutput) -> None:
+    def __init__(
+        self,
+        config: MatchConfig,
+        out_dir: Path,
+        output: LiveOutput,
+        executor: GameExecutor | None = None,
+    ) -> None:
         self.config = config
+        self.executor: GameExecutor = LocalThreads() if executor is None else executor
         self.out_dir = out_dir
         self.output = output
         # Every line goes through the guard: output nobody can read stops the match.
@@ -251,6 +353,11 @@ class Match:
             self.stopped = Stop(reason, text)
         self.stop.set()
 
+    def halt(self, reason: ExitReason, text: str) -> None:
+        """Stop the match for ``reason`` (an executor's call: a lost cluster, an interrupt)."""
+        with self.lock:
+            self._stop(reason, text)
+
     # --- running -----------------------------------------------------------------------------
     def run(self) -> RunResult:
         """Play the missing games; returns why the run ended and the summary (also written).
@@ -302,44 +409,20 @@ class Match:
                 self._stop(ExitReason.SPRT_DECIDED, f"SPRT decided ({verdict}) before this run")
                 to_play = 0
         started = time.monotonic()
-        queue_lock = threading.Lock()
-
-        def next_game() -> ScheduledGame | None:
-            with queue_lock:
-                if self.stop.is_set():
-                    return None
-                index = next(pending, None)
-                if index is None:
-                    return None
-                try:
-                    game = self.games[index]
-                except OpeningError as exc:  # a random opening not found: very unlikely
-                    with self.lock:
-                        self._stop(ExitReason.REFEREE_ERROR, f"--openings: {exc}")
-                    return None
-                self.output.started(game.id, game.p1, game.p2)
-                return game
-
-        workers = [
-            threading.Thread(target=self._worker, args=(next_game,), name=f"game-{i}", daemon=True)
-            for i in range(min(self.config.concurrency, to_play))
-        ]
+        executor = self.executor
         self.output.begin(
             self.config.names, len(self.games), self.tally, self.config.rating_interval
         )
         interrupted = False
         try:
-            for w in workers:
-                w.start()
-            while any(w.is_alive() for w in workers):
+            executor.start(self, PendingGames(self, pending, to_play))
+            while executor.join(0.1):
                 if self.abort.is_set():
-                    self._interrupt(workers)
+                    executor.interrupt()
                     break
-                for w in workers:
-                    w.join(timeout=0.1)
         except KeyboardInterrupt:
             interrupted = True
-            self._interrupt(workers)
+            executor.interrupt()
         self.concluding = True
         self.processes.stop_all()
         reason = ExitReason.COMPLETED if self.stopped is None else self.stopped.reason
@@ -350,7 +433,7 @@ class Match:
     def _conclude(self, reason: ExitReason, wall: float) -> RunResult:
         """Write the summary, print the final table, close the logs."""
         extra: dict[str, Any] = {
-            "concurrency": self.config.concurrency,
+            **self.executor.summary_fields(self),
             "games_this_run": self.played_now,
             "wall_s": wall,
             "stopped": None if self.stopped is None else self.stopped.text,
@@ -374,9 +457,13 @@ class Match:
         if reason not in (ExitReason.INTERRUPTED, ExitReason.WRITE_FAILED):
             self._report()
         if reason not in (ExitReason.COMPLETED, ExitReason.SPRT_DECIDED):
-            start = "Interrupted: " if reason is ExitReason.INTERRUPTED else ""
+            start = {
+                ExitReason.INTERRUPTED: "Interrupted: ",
+                ExitReason.CLUSTER_FAILURE: "Cluster failure: ",
+            }.get(reason, "")
             self.output.emit(
-                f"{start}{self.tally.games} games kept. Resume with: {resume_command(self.out_dir)}"
+                f"{start}{self.tally.games} games kept. Resume with: "
+                f"{resume_command(self.out_dir)}{self.executor.resume_args}"
             )
         _close_quietly(self._stderr)
         with self.lock:
@@ -475,7 +562,7 @@ class Match:
                     return
                 if self.aborting:
                     return
-                self._finish(report, keeper.settle(report))
+                self.finish(report, keeper.settle(report))
         except Exception as exc:  # a referee bug: stop the match, keep what was played
             traceback.print_exc(file=sys.stderr)
             with self.lock:
@@ -483,8 +570,9 @@ class Match:
         finally:
             keeper.close()
 
-    def _finish(self, report: GameReport, failure: str | None) -> None:
-        """One finished game: record it, count it, print it, and stop the match if it must."""
+    def finish(self, report: GameReport, failure: str | None) -> None:
+        """One finished game (from an executor): record it, count it, print it, and stop the
+        match if it must. ``failure`` is why an engine of the game is gone, if one is."""
         record = report.record
         with self.lock:
             if self.aborting:
