@@ -241,7 +241,8 @@ def test_without_dask_one_line_says_how_to_install(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert (
-        done.stderr == "error: --cluster needs Dask (distributed): pip install 'zengine[cluster]'\n"
+        done.stderr
+        == "zengine match: error: --cluster needs Dask (distributed): pip install 'zengine[cluster]'\n"
     )
 
 
@@ -319,7 +320,11 @@ def test_local_cluster_of_two_workers(tmp_path: Path) -> None:
 def test_an_engine_that_cannot_start_on_the_worker(
     tmp_path: Path, dask_cluster: DaskCluster
 ) -> None:
-    missing = tmp_path / "no-such-engine"
+    # An executable file that is no program: it passes the check before the match (which a
+    # missing command would not, locally) and fails when a worker starts it.
+    missing = tmp_path / "no-program"
+    missing.write_bytes(b"\x00\x01 not a program")
+    missing.chmod(0o755)
     args = ["--engine", f"cmd={missing}", "name=ghost", "--engine", "cmd=zengine", "name=z"]
     reasons = []
     for out, extra in (
