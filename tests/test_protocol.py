@@ -101,6 +101,8 @@ def fen(script: Script) -> str:
     return reply[len("response ") :]
 
 
+HUGE = "9" * 5000
+
 # (lines before, the failing line, its code)
 ERRORS = [
     ([], "frobnicate", "unknown-command"),
@@ -203,6 +205,13 @@ ERRORS = [
     # Letters and digits of other scripts are never read as the ASCII ones they resemble or
     # fold to (str.lower makes 'k' of the Kelvin sign, U+212A)
     ([], "setup zhadu lin\u212as star", "unknown-option"),
+    (["setup zola"], "position fen \u00b2r3r/6/6/6/6/r5 r", "bad-position"),
+    ([], f"setoption name Seed value {HUGE}", "bad-value"),
+    ([], f"setoption name Move Overhead value -{HUGE}", "bad-value"),
+    (["setup zhadu"], f"setup zhadu quiet {HUGE}", "bad-value"),
+    ([], f"go movetime {HUGE}", "bad-value"),
+    ([], f"go winc {HUGE}", "bad-value"),
+    ([], f"undo -{HUGE}", "bad-value"),
     ([], "setup zhadu links \u017ftar", "bad-value"),
     ([], "newgame zhadu qui\u0435t 5", "unknown-option"),  # a Cyrillic e
     ([], "setup zhadu quiet \u00b2", "bad-value"),
@@ -218,7 +227,6 @@ ERRORS = [
 ]
 
 
-HUGE = "9" * 5000
 # Numbers of 5,000 digits: a clean range error wherever a number is read, never 'internal'.
 ERRORS += [
     ([], f"go depth {HUGE}", "bad-value"),
