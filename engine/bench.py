@@ -7,6 +7,7 @@ positions are the games' own (``Rules.BENCH_POSITIONS``)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -23,32 +24,45 @@ DEFAULT_DEPTH = 3
 MAX_DEPTH = 64
 
 
-def bench_variant(variant: str, depth: int) -> tuple[int, float]:
-    """(nodes, seconds) of searching the variant's bench positions to ``depth``."""
+def bench_variant(
+    variant: str, depth: int, stop: threading.Event | None = None
+) -> tuple[int, float]:
+    """(nodes, seconds) of searching the variant's bench positions to ``depth``; once ``stop``
+    is set, the search under way ends early and no other starts."""
     rules = make_rules(variant)
     searcher = Searcher(hash_mb=16, seed=0)
     evaluate = rules.evaluation()
     nodes = 0
     elapsed = 0.0
     for state in rules.bench_states():
+        if stop is not None and stop.is_set():
+            break
         searcher.clear()
         start = time.perf_counter()
-        result = searcher.search(state, GoLimits(depth=depth), evaluate)
+        result = searcher.search(state, GoLimits(depth=depth), evaluate, stop=stop)
         elapsed += time.perf_counter() - start
         nodes += result.nodes
     return nodes, elapsed
 
 
-def run_bench(depth: int | None = None, emit: Callable[[str], None] = print) -> tuple[int, int]:
+def run_bench(
+    depth: int | None = None,
+    emit: Callable[[str], None] = print,
+    stop: threading.Event | None = None,
+) -> tuple[int, int] | None:
     """Search every variant's bench positions; emit a line per variant and the total.
 
-    Returns ``(total nodes, nps)``. The node count is deterministic for a given depth.
+    Returns ``(total nodes, nps)``. The node count is deterministic for a given depth. Once
+    ``stop`` is set (the protocol's ``stop``) it returns None at once, with no line for the
+    variant under way and no total.
     """
     depth = DEFAULT_DEPTH if depth is None else depth
     total_nodes = 0
     total_time = 0.0
     for variant in variant_names():
-        nodes, elapsed = bench_variant(variant, depth)
+        nodes, elapsed = bench_variant(variant, depth, stop)
+        if stop is not None and stop.is_set():
+            return None
         total_nodes += nodes
         total_time += elapsed
         emit(f"{variant}: {nodes} nodes {int(nodes / elapsed) if elapsed > 0 else 0} nps")

@@ -8,9 +8,14 @@ Protocol-agnostic: it knows nothing of command words or reply lines. The protoco
 else is caught here: any other exception is a bug and surfaces (on the search thread, with its
 traceback on stderr, before the bestmove the client waits for).
 
-The search runs on a worker thread over a *copy* of the position, so the session's position
-can be read (``d``, ``legalmoves``, ``query``) while it runs, and every command that would
-change the session is refused with :class:`Busy` until the search has ended.
+The search, ``perft`` and ``bench`` run on a worker thread (over a *copy* of the position), so
+the session's position can be read (``d``, ``legalmoves``, ``query``) and ``stop`` heard while
+they run; every command that would change the session is refused with :class:`Busy` until the
+work has ended.
+
+After a failed :meth:`Engine.set_position` the engine has *no position* (:attr:`Engine.state` is
+None) until a position is set again: the readers then answer as for a finished game without a
+result, and everything that needs a position raises :class:`PositionError` (``no position``).
 """
 
 from __future__ import annotations
@@ -18,16 +23,20 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine.engine.game import (
     GameError,
+    IllegalMoveError,
+    PositionError,
     Rules,
     State,
+    fold_case,
     legal_moves_text,
-    play_texts,
+    sorted_moves,
 )
 from zengine.engine.values import GoLimits, Info, TextError, parse_int
 from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
@@ -79,7 +88,7 @@ DEFAULT_VARIANT = variant_names()[0]
 #: lower-case option name -> (game, rule). ``setup`` without that rule takes the option's
 #: value; the current game follows a change at once.
 RULE_DEFAULT_OPTIONS: dict[str, tuple[str, str]] = {
-    option.option.lower(): (game, option.rule) for game, option in rule_options()
+    fold_case(option.option): (game, option.rule) for game, option in rule_options()
 }
 
 
@@ -97,14 +106,53 @@ def options() -> list[Option]:
 
 InfoCallback = Callable[[Info], None]
 DoneCallback = Callable[[str | None], None]
+#: ``perft``: called per root move with its text and count, as each is counted.
+RowCallback = Callable[[str, int], None]
+#: The end of a ``perft``: its total, or None and why not (``stopped``, or ``failed`` on a bug,
+#: whose traceback went to stderr).
+PerftDone = Callable[[int | None, str], None]
+#: The end of a ``bench``: ``""`` when complete, else ``stopped`` or ``failed``.
+BenchDone = Callable[[str], None]
+
+#: The longest history (plies since the last ``setup``, ``newgame`` or ``position``) the engine
+#: keeps: a ``position`` or ``move`` that would make it longer is refused. The games keep an
+#: undo record and a repetition count per ply (~250 bytes a ply measured in Zhadu), so this
+#: bounds them at some 25 MB; real games are far shorter (the referee adjudicates at 1,000 plies
+#: by default), and a ``position`` line of the protocol's longest (1 MiB) holds at most ~175,000.
+MAX_HISTORY = 100_000
+
+#: ``perft`` counts subtrees this many plies deep without a look at ``stop``: measured at most
+#: ~5 ms each (zola-10 midgame; depth 3 took up to 0.3 s), so ``stop`` is heard at once, and the
+#: look costs nothing beside the counting.
+PERFT_GRAIN = 2
+
+
+class _Stopped(Exception):
+    """Raised inside a stopped ``perft`` to leave its recursion."""
+
+
+def _count(state: State, depth: int, stop: threading.Event) -> int:
+    """:func:`~zengine.engine.perft.perft`, giving up (:class:`_Stopped`) once ``stop`` is set."""
+    from zengine.engine.perft import perft
+
+    if depth <= PERFT_GRAIN:
+        return perft(state, depth)
+    if stop.is_set():
+        raise _Stopped
+    total = 0
+    for move in state.legal_moves():
+        state.play(move)
+        total += _count(state, depth - 1, stop)
+        state.undo()
+    return total
 
 
 class Engine:
     """One engine session: the game and its rules, the position with its history, the options,
-    and at most one search in the background."""
+    and at most one search (or ``perft``, or ``bench``) in the background."""
 
     def __init__(self, variant: str | None = None) -> None:
-        self._values: dict[str, int | str] = {o.name.lower(): o.default for o in options()}
+        self._values: dict[str, int | str] = {fold_case(o.name): o.default for o in options()}
         self._searcher: Searcher | None = None
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
@@ -114,18 +162,18 @@ class Engine:
         self.debug = False
         #: Called with a line of diagnostics (the protocol makes ``info string`` of them).
         self.on_debug: Callable[[str], None] = lambda text: None
+        #: The position, or None after a failed :meth:`set_position` (no position).
+        self.state: State | None = None
         self._setup(variant or DEFAULT_VARIANT, {})
 
     # --- game and position ----------------------------------------------------------------------
     def _setup(self, name: str, rules: dict[str, str]) -> None:
-        explicit = {k.lower(): v.lower() for k, v in rules.items()}
+        explicit = {fold_case(k): fold_case(v) for k, v in rules.items()}
         new_rules = self._make_rules(name, explicit)
         self.rules = new_rules
-        self.state: State = new_rules.start()
-        self._variant = name.lower()
+        self._variant = fold_case(name)
         self._explicit = explicit
-        self._base: str | None = None
-        self._moves: list[str] = []
+        self._set_state(new_rules.start(), None, array("q"))
 
     def _make_rules(self, name: str, explicit: dict[str, str]) -> Rules:
         """The rules for a name and its explicit rules, rule-default options filled in."""
@@ -148,63 +196,107 @@ class Engine:
         if name is not None:
             self._setup(name, rules or {})
         else:
-            self._set_state(self.rules.start(), None, [])
+            self._set_state(self.rules.start(), None, array("q"))
         self._clear_search()
 
-    def _set_state(self, state: State, base: str | None, moves: list[str]) -> None:
-        self.state, self._base, self._moves = state, base, moves
+    def _set_state(self, state: State | None, base: str | None, history: array[int]) -> None:
+        # The old position and its history go at once (``ucinewgame`` gives their memory back).
+        self.state, self._base, self._history = state, base, history
 
     def set_position(self, fen: str | None, moves: list[str]) -> None:
-        """The start position (``fen`` None) or a position string, then moves; all or none."""
+        """The start position (``fen`` None) or a position string, then moves.
+
+        On any failure (a bad string, a bad or illegal move, too long a history) the engine is
+        left with no position (:attr:`state` None), so that nothing answers about the position
+        the client meant to leave; a :class:`Busy` engine is left as it was.
+        """
         self._idle()
+        self.clear_position()
         state = self.rules.start() if fen is None else self.rules.parse_position(fen)
-        play_texts(state, moves)
-        self._set_state(state, fen, list(moves))
+        history = array("q")
+        self._play(state, moves, history)
+        self._set_state(state, fen, history)
+
+    def clear_position(self) -> None:
+        """Drop the position: no position until a ``setup``, ``newgame`` or position is set."""
+        self._idle()
+        self._set_state(None, None, array("q"))
+
+    @property
+    def has_position(self) -> bool:
+        """Whether there is a position (none after a failed :meth:`set_position`)."""
+        return self.state is not None
+
+    def _position(self) -> State:
+        state = self.state
+        if state is None:
+            raise PositionError("no position (a position command failed; send a new one)")
+        return state
+
+    def _play(self, state: State, texts: Iterable[str], history: array[int]) -> None:
+        """Play move texts on ``state``, recording their moves in ``history``: all or none."""
+        played = 0
+        try:
+            for text in texts:
+                if len(history) >= MAX_HISTORY:
+                    raise PositionError(
+                        f"too many moves: the history holds at most {MAX_HISTORY} plies"
+                    )
+                move = state.parse_move(text)
+                state.play(move)
+                history.append(move)
+                played += 1
+        except GameError:
+            for _ in range(played):
+                state.undo()
+                history.pop()
+            raise
 
     def play(self, moves: list[str]) -> None:
         """Play moves on the current position, in order, all or none."""
         self._idle()
-        play_texts(self.state, moves)
-        self._moves.extend(moves)
+        self._play(self._position(), moves, self._history)
 
     def undo(self, plies: int = 1) -> None:
         """Take back ``plies`` moves of the history."""
         self._idle()
+        state = self._position()
         if plies < 1:
             raise BadOptionValue(f"undo needs at least 1 ply, got {plies}")
-        if plies > self.state.history_length:
-            raise CannotUndo(
-                f"cannot undo {plies}: the history has {self.state.history_length} plies"
-            )
+        if plies > state.history_length:
+            raise CannotUndo(f"cannot undo {plies}: the history has {state.history_length} plies")
         for _ in range(plies):
-            self.state.undo()
-            if self._moves:
-                self._moves.pop()
+            state.undo()
+            if self._history:
+                self._history.pop()
 
     # --- reading the position (also during a search) ---------------------------------------
     def legal_moves(self) -> list[str]:
         """The legal moves as canonical text, in code-point order (empty once the game is over)."""
-        return legal_moves_text(self.state)
+        return legal_moves_text(self._position())
 
     def is_over(self) -> bool:
-        """Whether the game has ended."""
-        return self.state.is_over()
+        """Whether the game has ended (with no position: yes, nothing can be played)."""
+        return self.state is None or self.state.is_over()
 
     def result(self) -> str:
-        """``p1win``, ``p2win``, ``draw`` or ``none``."""
-        outcome = self.state.outcome()
+        """``p1win``, ``p2win``, ``draw`` or ``none`` (also with no position)."""
+        outcome = None if self.state is None else self.state.outcome()
         return "none" if outcome is None else outcome.result.value
 
     def side_to_move(self) -> str:
-        """``p1`` or ``p2``."""
-        return "p1" if self.state.side_to_move == 0 else "p2"
+        """``p1`` or ``p2`` (``p1`` with no position)."""
+        return "p2" if self.state is not None and self.state.side_to_move else "p1"
 
     def position_text(self) -> str:
         """The position string of the current position."""
-        return self.state.position_text()
+        return self._position().position_text()
 
     def is_legal(self, text: str) -> bool:
-        """Whether a text names a legal move here (text that is no move is not)."""
+        """Whether a text names a legal move here (text that is no move is not; with no
+        position nothing is)."""
+        if self.state is None:
+            return False
         try:
             self.state.parse_move(text)
         except GameError:
@@ -213,38 +305,28 @@ class Engine:
 
     def diagram(self) -> str:
         """The board picture for people."""
-        return self.state.diagram()
-
-    def perft(self, depth: int) -> tuple[list[tuple[str, int]], int]:
-        """Per legal move its perft of ``depth - 1`` (empty at depth 0), and the total."""
-        self._idle()
-        from zengine.engine.perft import divide
-
-        if depth <= 0:
-            return [], 1
-        rows = divide(self.state.copy(), depth)
-        return rows, sum(count for _, count in rows)
+        return self._position().diagram()
 
     # --- options ----------------------------------------------------------------------------
     def option_value(self, name: str) -> int | str:
         """The current value of an option (case-insensitive name)."""
         try:
-            return self._values[name.lower()]
+            return self._values[fold_case(name)]
         except KeyError:
             raise UnknownOption(f"unknown option '{name}'") from None
 
     def set_option(self, name: str, value: str | None) -> None:
         """Set an option by name (case-insensitive) from its text value."""
         self._idle()
-        spec = {o.name.lower(): o for o in options()}.get(name.lower())
+        spec = {fold_case(o.name): o for o in options()}.get(fold_case(name))
         if spec is None:
             known = ", ".join(o.name for o in options())
             raise UnknownOption(f"unknown option '{name}' (options: {known})")
         if value is None:
             raise BadOptionSyntax(f"option '{spec.name}' needs a value")
-        key = spec.name.lower()
+        key = fold_case(spec.name)
         if spec.kind == "combo":
-            choice = value.lower()
+            choice = fold_case(value)
             if choice not in spec.choices:
                 raise BadOptionValue(
                     f"bad value '{value}' for option '{spec.name}' (one of {', '.join(spec.choices)})"
@@ -286,9 +368,15 @@ class Engine:
         rules = make_rules(self._variant, {**self._explicit, rule: str(number)})
         if rules == self.rules:
             return
+        if self.state is None:  # no position to carry over: the game alone follows
+            self.rules = rules
+            return
         try:
             state = rules.start() if self._base is None else rules.parse_position(self._base)
-            play_texts(state, self._moves)
+            for move in self._history:
+                if not state.is_legal_move(move):
+                    raise IllegalMoveError(f"move {state.history_length + 1} is no longer legal")
+                state.play(move)
         except GameError as exc:
             raise BadOptionValue(
                 f"the current game cannot go on with {rule} {number}: {exc}"
@@ -322,7 +410,7 @@ class Engine:
 
     @property
     def searching(self) -> bool:
-        """Whether a search is running (its bestmove not yet reported).
+        """Whether a search, ``perft`` or ``bench`` is running (its last line not yet reported).
 
         Taken under the lock the worker holds while it reports, so a client that has read the
         bestmove never finds the engine still busy.
@@ -332,16 +420,37 @@ class Engine:
 
     def _idle(self) -> None:
         if self.searching:
-            raise Busy("a search is running (send stop first)")
+            raise Busy("a search, perft or bench is running (send stop first)")
 
-    def _search_moves(self, texts: tuple[str, ...]) -> list[int]:
+    def _search_moves(self, state: State, texts: tuple[str, ...]) -> list[int]:
         """The moves of ``searchmoves`` texts, each checked legal here (duplicates dropped)."""
         moves: list[int] = []
         for text in texts:
-            move = self.state.parse_move(text)
+            move = state.parse_move(text)
             if move not in moves:
                 moves.append(move)
         return moves
+
+    def _start(self, work: Callable[..., None], *args: object, unbounded: bool = False) -> None:
+        """Run ``work(stop, *args)`` on the worker thread; it must end by :meth:`_report`."""
+        if self._worker is not None:
+            self._worker.join()  # it has reported already; only its last instructions remain
+        self._stop = threading.Event()
+        self._unbounded = unbounded
+        self._searching = True
+        self._worker = threading.Thread(
+            target=work, args=(self._stop, *args), name="zengine-worker", daemon=True
+        )
+        self._worker.start()
+
+    def _report(self, report: Callable[[], None]) -> None:
+        """The worker's last act: its final report, then the engine is idle again (under the
+        lock, so that whoever reads the report finds the engine idle)."""
+        with self._lock:
+            try:
+                report()
+            finally:
+                self._searching = False
 
     def go(self, limits: GoLimits, on_info: InfoCallback, on_done: DoneCallback) -> None:
         """Start a search of the current position in the background.
@@ -349,38 +458,41 @@ class Engine:
         ``limits.searchmoves`` are checked here first (a text that is no legal move raises the
         game's error and starts nothing). ``on_info(info)`` is called for every iteration,
         ``on_done(best)`` exactly once, with the best move's text, or None (at once, on this
-        thread) if the game is over. A search unbounded for the side to move
-        (:meth:`GoLimits.unbounded`) reports only when stopped.
+        thread) if the game is over or there is no position. A search unbounded for the side to
+        move (:meth:`GoLimits.unbounded`) reports only when stopped.
         """
         self._idle()
-        moves = self._search_moves(limits.searchmoves) if limits.searchmoves else None
-        if self.state.is_over():
+        state = self.state
+        if state is None:
+            on_done(None)
+            return
+        moves = self._search_moves(state, limits.searchmoves) if limits.searchmoves else None
+        if state.is_over():
             on_done(None)
             return
         searcher = self.searcher()
         evaluate = self.rules.evaluation()
-        root = self.state.copy()
-        if self._worker is not None:
-            self._worker.join()  # it has reported already; only its last instructions remain
-        self._stop = threading.Event()
-        self._unbounded = limits.unbounded(root.side_to_move)
-        self._searching = True
-        self._worker = threading.Thread(
-            target=self._search,
-            args=(searcher, root, limits, evaluate, moves, self._stop, on_info, on_done),
-            name="zengine-search",
-            daemon=True,
+        root = state.copy()
+        self._start(
+            self._search,
+            searcher,
+            root,
+            limits,
+            evaluate,
+            moves,
+            on_info,
+            on_done,
+            unbounded=limits.unbounded(root.side_to_move),
         )
-        self._worker.start()
 
     def _search(
         self,
+        stop: threading.Event,
         searcher: Searcher,
         root: State,
         limits: GoLimits,
         evaluate: Callable[[State], int],
         moves: list[int] | None,
-        stop: threading.Event,
         on_info: InfoCallback,
         on_done: DoneCallback,
     ) -> None:
@@ -405,11 +517,8 @@ class Engine:
             self.on_debug(f"search failed: {type(exc).__name__}: {exc}")
         if best is None:
             best = legal_moves_text(texts_of)[0]
-        with self._lock:
-            try:
-                on_done(best)
-            finally:
-                self._searching = False
+        chosen = best
+        self._report(lambda: on_done(chosen))
 
     @property
     def search_unbounded(self) -> bool:
@@ -417,24 +526,86 @@ class Engine:
         return self._searching and self._unbounded
 
     def stop(self, timeout: float | None = None) -> None:
-        """Stop the search, if any, and wait until it has reported its best move."""
+        """Stop the search (or ``perft``, or ``bench``), if any, and wait until it has reported."""
         self._stop.set()
         self.wait(timeout)
 
     def wait(self, timeout: float | None = None) -> None:
-        """Wait for the search, if any, to end by itself."""
+        """Wait for the work in the background, if any, to end by itself."""
         worker = self._worker
         if worker is not None:
             worker.join(timeout)
             if not worker.is_alive():
                 self._worker = None
 
-    def bench(self, depth: int | None, emit: Callable[[str], None]) -> tuple[int, int]:
-        """The fixed benchmark (the session's state is left as it was)."""
+    # --- perft and bench: in the background too, so that ``stop`` and ``quit`` are heard ------
+    def perft(self, depth: int, on_row: RowCallback, on_done: PerftDone) -> None:
+        """Count the move sequences of ``depth`` plies from the position, in the background.
+
+        ``on_row(text, count)`` for each legal move in code-point order of its text, as it is
+        counted (none at depth 0), then ``on_done(total, "")``; if stopped first,
+        ``on_done(None, "stopped")`` instead (the rows already given stand).
+        """
         self._idle()
+        state = self._position().copy()
+        self._start(self._perft, state, depth, on_row, on_done)
+
+    def _perft(
+        self,
+        stop: threading.Event,
+        state: State,
+        depth: int,
+        on_row: RowCallback,
+        on_done: PerftDone,
+    ) -> None:
+        total: int | None = None
+        note = ""
+        try:
+            if depth <= 0:
+                total = 1
+            else:
+                total = 0
+                for text, move in sorted_moves(state):
+                    state.play(move)
+                    count = _count(state, depth - 1, stop)
+                    state.undo()
+                    if stop.is_set():
+                        raise _Stopped
+                    on_row(text, count)
+                    total += count
+        except _Stopped:
+            total, note = None, "stopped"
+        except Exception as exc:  # the worker's last resort, as in _search
+            traceback.print_exc(file=sys.stderr)
+            self.on_debug(f"perft failed: {type(exc).__name__}: {exc}")
+            total, note = None, "failed"
+        counted = total
+        self._report(lambda: on_done(counted, note))
+
+    def bench(self, depth: int | None, emit: Callable[[str], None], on_done: BenchDone) -> None:
+        """The fixed benchmark in the background (the session's state is left as it was):
+        ``emit`` gets its lines, then ``on_done("")``, or ``on_done("stopped")`` if stopped."""
+        self._idle()
+        self._start(self._bench, depth, emit, on_done)
+
+    def _bench(
+        self,
+        stop: threading.Event,
+        depth: int | None,
+        emit: Callable[[str], None],
+        on_done: BenchDone,
+    ) -> None:
         from zengine.engine.bench import run_bench
 
-        return run_bench(depth, emit)
+        note = ""
+        try:
+            if run_bench(depth, emit, stop) is None:
+                note = "stopped"
+        except Exception as exc:  # the worker's last resort, as in _search
+            traceback.print_exc(file=sys.stderr)
+            self.on_debug(f"bench failed: {type(exc).__name__}: {exc}")
+            note = "failed"
+        self._report(lambda: on_done(note))
 
 
 def info_of(info: SearchInfo, pv: list[str]) -> Info:

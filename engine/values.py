@@ -52,9 +52,10 @@ def parse_int(token: str, what: str, low: int | None = None, high: int | None = 
     if _INTEGER.fullmatch(token) is None:
         raise TextError("syntax", f"{what} needs a number, got '{shown(token)}'")
     bounds = _bounds_text(low, high)
-    if len(token.lstrip("+-")) > _MAX_DIGITS:
+    digits = token.lstrip("+-").lstrip("0")  # leading zeros make no number longer
+    if len(digits) > _MAX_DIGITS:
         raise TextError("bad-value", f"{what} {shown(token, 24)} out of range ({bounds})")
-    value = int(token)
+    value = -int(digits or "0") if token.startswith("-") else int(digits or "0")
     if (low is not None and value < low) or (high is not None and value > high):
         raise TextError("bad-value", f"{what} {value} out of range ({bounds})")
     return value

@@ -206,7 +206,7 @@ def resolve(name: str) -> tuple[str, dict[str, str]]:
 
     Raises :class:`UnknownGameError` (:class:`PluginError` for a plugin game that failed to
     load)."""
-    lowered = name.lower()
+    lowered = fold_case(name)
     variants = _variants()
     found = variants.get(lowered)
     if found is None:

@@ -2,13 +2,15 @@
 
 Input is read as bytes and decoded line by line, so a line of bad UTF-8 is one error and the
 next line is fine; a line longer than :data:`MAX_LINE` bytes is skipped whole with one error.
-At end of input a search in progress finishes (an infinite one is stopped) and reports; ``quit``
+At end of input a search, ``perft`` or ``bench`` in progress finishes (an infinite search is
+stopped) and reports, unless the output is closed meanwhile (:func:`output_closed`); ``quit``
 ends at once and prints nothing more.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import sys
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -39,6 +41,19 @@ def read_lines(
             yield None, f"input line is not valid UTF-8 (byte {exc.start}): ignored"
 
 
+def output_closed(stream: BinaryIO) -> bool:
+    """Whether nobody is left to read ``stream``: a pipe whose reading end has closed (poll
+    reports an error or hang-up on it). False for anything that cannot tell (a file, a test's
+    buffer, a system without ``poll``)."""
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), 0)  # no events asked: errors and hang-ups come anyway
+        events = poller.poll(0)
+    except (AttributeError, OSError, ValueError):
+        return False
+    return any(mask & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, mask in events)
+
+
 def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> int:
     """Run a session from ``stdin`` to ``stdout`` until ``quit`` or end of input; exit code."""
     writer = Writer(stdout)
@@ -54,7 +69,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> 
             if writer.broken:
                 session.quit()
                 return 0
-        session.finish()
+        session.finish(gone=lambda: writer.broken or output_closed(stdout))
     except KeyboardInterrupt:
         writer.silence()
         session.quit()

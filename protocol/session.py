@@ -33,6 +33,7 @@ from zengine.engine.game import (
     PositionError,
     UnknownGameError,
     UnknownRuleError,
+    fold_case,
 )
 from zengine.engine.values import Info, TextError, format_go, parse_go, parse_int
 
@@ -111,10 +112,10 @@ zengine speaks a UCI/UGI-style protocol; commands (case-insensitive):
   query gameover|p1turn|result|fen|islegal <m>
   go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
      [searchmoves <m>...] [infinite]  search; info lines, then bestmove
-  stop                                end the search now
-  perft N | go perft N                count move paths N plies deep, per move
+  stop                                end the search (or perft, or bench) now
+  perft N | go perft N                count move paths N plies deep, per move (stop ends it)
   d | show | display                  the board, fen, side to move, result
-  bench [depth]                       the fixed benchmark
+  bench [depth]                       the fixed benchmark (stop ends it)
   debug on|off                        info string diagnostics
   help                                this list
   quit                                exit at once"""
@@ -158,18 +159,38 @@ def no_more(args: list[str], command: str) -> None:
 
 
 def rule_pairs(args: list[str], command: str) -> dict[str, str]:
-    """``<rule> <value>`` pairs."""
+    """``<rule> <value>`` pairs, as written: the rules core reads them (ASCII case folding, so
+    no other script's letter or digit passes for an ASCII one)."""
     if len(args) % 2:
         raise ProtocolError("syntax", f"{command}: rule '{clean(args[-1], 40)}' has no value")
-    return {args[i].lower(): args[i + 1].lower() for i in range(0, len(args), 2)}
+    return {args[i]: args[i + 1] for i in range(0, len(args), 2)}
 
 
 class Session:
     """One protocol session over an engine: ``handle`` each input line in order."""
 
-    #: Commands answered during a search; every other one gives ``error busy`` then.
+    #: Commands answered during a search (or ``perft``, or ``bench``); every other one gives
+    #: ``error busy`` then.
     DURING_SEARCH = frozenset(
         {"isready", "stop", "quit", "d", "show", "display", "legalmoves", "query", "help"}
+    )
+    #: Commands that take no argument: a token after them is ``error syntax``, as for every
+    #: command given a token too many (``quit x`` does not quit).
+    NO_ARGUMENTS = frozenset(
+        {
+            "uci",
+            "ugi",
+            "isready",
+            "ucinewgame",
+            "uginewgame",
+            "legalmoves",
+            "stop",
+            "d",
+            "show",
+            "display",
+            "help",
+            "quit",
+        }
     )
 
     def __init__(
@@ -219,10 +240,14 @@ class Session:
         tokens = line.split()
         if not tokens:
             return True
-        word, args = tokens[0].lower(), tokens[1:]
-        if word == "quit":
-            return False
+        word, args = fold_case(tokens[0]), tokens[1:]
         try:
+            if word in self.NO_ARGUMENTS and args:
+                raise ProtocolError(
+                    "syntax", f"unexpected '{clean(args[0], 40)}': {word} takes no argument"
+                )
+            if word == "quit":
+                return False
             command = self.commands.get(word)
             if command is None:
                 raise ProtocolError(
@@ -231,7 +256,9 @@ class Session:
                 )
             if word not in self.DURING_SEARCH and self.engine.searching:
                 raise ProtocolError(
-                    "busy", f"'{word}' needs the engine idle: a search is running (send stop first)"
+                    "busy",
+                    f"'{word}' needs the engine idle: a search, perft or bench is running"
+                    " (send stop first)",
                 )
             command(args)
         except (ProtocolError, TextError) as exc:
@@ -244,12 +271,20 @@ class Session:
             self.emit(f"error internal {clean(str(exc)) or type(exc).__name__}")
         return True
 
-    def finish(self) -> None:
-        """End of input: a search in progress ends (an infinite one is stopped) and reports."""
-        if self.engine.search_unbounded:
-            self.engine.stop()
-        else:
-            self.engine.wait()
+    def finish(self, gone: Callable[[], bool] = lambda: False) -> None:
+        """End of input: a search, ``perft`` or ``bench`` in progress ends and reports (an
+        infinite search is stopped), unless ``gone()`` finds the output closed meanwhile: then
+        it is stopped, as nobody is left to read it."""
+        engine = self.engine
+        if engine.search_unbounded:
+            engine.stop()
+            return
+        while engine.searching:
+            if gone():
+                engine.stop(timeout=5.0)
+                return
+            engine.wait(0.25)
+        engine.wait()
 
     def quit(self) -> None:
         """``quit``: stop any search; the caller has silenced the output already."""
@@ -257,7 +292,6 @@ class Session:
 
     # --- commands ---------------------------------------------------------------------------
     def handshake(self, args: list[str], ok: str) -> None:
-        no_more(args, ok[:3])
         lines = [f"id name zengine {version()}", f"id author {author()}"]
         lines += [option_line(option) for option in options()]
         lines.append(ok)
@@ -273,9 +307,9 @@ class Session:
         self.engine.setup(args[0], rule_pairs(args[1:], "setup"))
 
     def setoption(self, args: list[str]) -> None:
-        if not args or args[0].lower() != "name":
+        if not args or fold_case(args[0]) != "name":
             raise ProtocolError("syntax", "expected 'setoption name <name> [value <value>]'")
-        lowered = [token.lower() for token in args]
+        lowered = [fold_case(token) for token in args]
         split = lowered.index("value") if "value" in lowered[1:] else len(args)
         name = " ".join(args[1:split])
         if not name:
@@ -292,7 +326,6 @@ class Session:
         self.engine.set_option(name, value_tokens[0] if value_tokens else None)
 
     def newgame_bare(self, args: list[str]) -> None:
-        no_more(args, "ucinewgame")
         self.engine.new_game()
 
     def newgame(self, args: list[str]) -> None:
@@ -302,11 +335,20 @@ class Session:
             self.engine.new_game(args[0], rule_pairs(args[1:], "newgame"))
 
     def position(self, args: list[str]) -> None:
+        """``position``: on any failure the engine is left with no position (docs/protocol.md,
+        "No position"), so that a client that overlooks the error line is not answered about
+        the position it meant to replace."""
+        try:
+            self._position(args)
+        except (ProtocolError, TextError, GameError):
+            self.engine.clear_position()
+            raise
+
+    def _position(self, args: list[str]) -> None:
         if not args:
             raise ProtocolError("syntax", "expected 'position startpos|fen <string> [moves ...]'")
-        lowered = [token.lower() for token in args]
-        split = lowered.index("moves") if "moves" in lowered else len(args)
-        kind, body, moves = lowered[0], args[1:split], args[split + 1 :]
+        split = next((i for i, token in enumerate(args) if fold_case(token) == "moves"), len(args))
+        kind, body, moves = fold_case(args[0]), args[1:split], args[split + 1 :]
         if kind == "startpos":
             no_more(body, "position startpos")
             self.engine.set_position(None, moves)
@@ -329,13 +371,12 @@ class Session:
         self.engine.undo(plies)
 
     def legalmoves(self, args: list[str]) -> None:
-        no_more(args, "legalmoves")
         self.emit(" ".join(["legalmoves", *self.engine.legal_moves()]))
 
     def query(self, args: list[str]) -> None:
         if not args:
             raise ProtocolError("syntax", "query needs gameover, p1turn, result, fen or islegal")
-        what, rest = args[0].lower(), args[1:]
+        what, rest = fold_case(args[0]), args[1:]
         engine = self.engine
         if what == "islegal":
             if len(rest) != 1:
@@ -359,7 +400,7 @@ class Session:
         self.emit(f"response {answer}")
 
     def go(self, args: list[str]) -> None:
-        if args and args[0].lower() == "perft":
+        if args and fold_case(args[0]) == "perft":
             self.perft(args[1:])
             return
         limits = parse_go(args)
@@ -374,24 +415,29 @@ class Session:
         self.emit(f"bestmove {best if best is not None else '(none)'}")
 
     def stop(self, args: list[str]) -> None:
-        no_more(args, "stop")
         self.engine.stop()
 
     def perft(self, args: list[str]) -> None:
+        """``perft N``: counted in the background like a search; a row per move as it is
+        counted, then the total, or ``info string perft stopped`` after ``stop``."""
         if not args:
             raise ProtocolError("syntax", "perft needs a depth")
         no_more(args[1:], "perft N")
         depth = parse_int(args[0], "perft depth", 0, MAX_PERFT)
-        rows, total = self.engine.perft(depth)
-        lines = [f"{text}: {count}" for text, count in rows]
-        if depth > 0:
-            lines.append("")
-        lines.append(f"Nodes searched: {total}")
-        self.emit_lines(lines)
+
+        def done(total: int | None, note: str) -> None:
+            if total is None:
+                self.emit(f"info string perft {note}")
+            else:
+                self.emit_lines([""] * (depth > 0) + [f"Nodes searched: {total}"])
+
+        self.engine.perft(depth, lambda text, count: self.emit(f"{text}: {count}"), done)
 
     def display(self, args: list[str]) -> None:
-        no_more(args, "d")
         engine = self.engine
+        if not engine.has_position:
+            self.emit("no position")
+            return
         self.emit_lines(
             [
                 *engine.diagram().splitlines(),
@@ -402,14 +448,21 @@ class Session:
         )
 
     def bench(self, args: list[str]) -> None:
+        """``bench [depth]``: in the background like a search; its lines as each variant is
+        done, or ``info string bench stopped`` after ``stop``."""
         no_more(args[1:], "bench depth")
         depth = parse_int(args[0], "bench depth", 1, MAX_BENCH) if args else None
-        self.engine.bench(depth, self.emit)
+
+        def done(note: str) -> None:
+            if note:
+                self.emit(f"info string bench {note}")
+
+        self.engine.bench(depth, self.emit, done)
 
     def set_debug(self, args: list[str]) -> None:
-        if len(args) != 1 or args[0].lower() not in ("on", "off"):
+        if len(args) != 1 or fold_case(args[0]) not in ("on", "off"):
             raise ProtocolError("syntax", "expected 'debug on' or 'debug off'")
-        self.debug = self.engine.debug = args[0].lower() == "on"
+        self.debug = self.engine.debug = fold_case(args[0]) == "on"
 
     def help(self, args: list[str]) -> None:
         from zengine.engine.variants import variant_names

@@ -152,8 +152,8 @@ def same(shown: list[str], got: list[str], fixed: bool) -> bool:
 def replay(example: Example) -> list[Reply]:
     """Type the session's commands into a fresh engine; what each printed.
 
-    A search bounded by depth, nodes or time is waited for before the next command, as a person
-    waits for ``bestmove``; one that only ``stop`` ends runs on meanwhile, and its lines are
+    A search bounded by depth, nodes or time (or a ``perft``, or a ``bench``) is waited for
+    before the next command, as a person waits for ``bestmove``; one that only ``stop`` ends runs on meanwhile, and its lines are
     not fixed (they may show up in the reply of any command up to the ``stop``).
     """
     script = Script()
@@ -169,8 +169,8 @@ def replay(example: Example) -> list[Reply]:
         legal = set(script.engine.legal_moves()) if word == "go" and not open_search else set()
         fixed = word == "go" and fixed_search(step.command) and not open_search
         lines = script.send(step.command)
-        if word == "go" and not script.engine.search_unbounded:
-            lines += script.finish()
+        if script.engine.searching and not script.engine.search_unbounded:
+            lines += script.finish()  # a bounded search, a perft, a bench: to its last line
         elif word == "go":
             open_search = True
         if open_search:

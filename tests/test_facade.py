@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+import weakref
 
 import pytest
 
+from zengine.engine import facade
 from zengine.engine.facade import (
     BadOptionSyntax,
     BadOptionValue,
@@ -17,6 +19,7 @@ from zengine.engine.facade import (
     pv_texts,
 )
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, PositionError, UnknownGameError
+from zengine.engine.perft import divide, perft
 from zengine.engine.search import MAX_DEPTH
 from zengine.engine.values import GoLimits, Info
 from zengine.engine.variants import make_rules, variant_names
@@ -68,8 +71,6 @@ def test_failed_changes_change_nothing() -> None:
     engine.play(["a1xa2"])
     before = (engine.position_text(), engine.state.history_length, engine.rules)
     for call, error in [
-        (lambda: engine.set_position(None, ["a1xa2", "zz"]), InvalidMoveError),
-        (lambda: engine.set_position("6/6 r", []), PositionError),
         (lambda: engine.play(["b1xa2", "b1xa2"]), IllegalMoveError),
         (lambda: engine.setup("go"), UnknownGameError),
         (lambda: engine.set_option("Hash", "0"), BadOptionValue),
@@ -81,6 +82,87 @@ def test_failed_changes_change_nothing() -> None:
         with pytest.raises(error):
             call()
         assert (engine.position_text(), engine.state.history_length, engine.rules) == before
+
+
+@pytest.mark.parametrize(
+    "fen,moves,error",
+    [
+        (None, ["a1xa2", "zz"], InvalidMoveError),
+        (None, ["a1xa2", "a1xa2"], IllegalMoveError),
+        ("6/6 r", [], PositionError),
+        ("6/6/6/6/6/r\u0665 b", [], PositionError),
+    ],
+)
+def test_a_failed_position_leaves_none(fen: str | None, moves: list[str], error: type) -> None:
+    engine = Engine("zola-8")
+    engine.set_option("Hash", "2")
+    engine.play(["a1xa2"])
+    with pytest.raises(error):
+        engine.set_position(fen, moves)
+    assert engine.state is None and not engine.has_position
+    assert (engine.is_over(), engine.result(), engine.side_to_move()) == (True, "none", "p1")
+    assert not engine.is_legal("a2xa3")
+    for call in (
+        engine.legal_moves,
+        engine.position_text,
+        engine.diagram,
+        lambda: engine.play(["a2xa3"]),
+        lambda: engine.undo(1),
+        lambda: engine.perft(1, lambda text, count: None, lambda total, note: None),
+    ):
+        with pytest.raises(PositionError, match="no position"):
+            call()
+    done: list[str | None] = []
+    engine.go(GoLimits(depth=3, searchmoves=("zz",)), lambda info: None, done.append)
+    assert done == [None] and not engine.searching
+    assert engine.rules.name == "zola-8" and engine.option_value("Hash") == 2
+    engine.set_position(None, ["a1xa2"])
+    assert engine.has_position and engine.state.history_length == 1
+
+
+def test_a_busy_engine_keeps_its_position() -> None:
+    engine = Engine()
+    engine.go(GoLimits(infinite=True), lambda info: None, lambda best: None)
+    for call in (lambda: engine.set_position(None, ["zz"]), engine.clear_position):
+        with pytest.raises(Busy):
+            call()
+    engine.stop()
+    assert engine.has_position
+
+
+def test_the_history_is_capped(monkeypatch) -> None:
+    monkeypatch.setattr(facade, "MAX_HISTORY", 4)
+    engine = Engine()
+    moves = ["a1xa2", "b1xa2", "c1xc2", "d1xc2"]
+    engine.set_position(None, moves)
+    with pytest.raises(PositionError, match="at most 4 plies"):
+        engine.play(["e1xe2"])
+    assert engine.state.history_length == 4  # the move that failed changed nothing
+    engine.undo(1)
+    engine.play(["d1xc2"])
+    with pytest.raises(PositionError, match="at most 4 plies"):
+        engine.set_position(None, [*moves, "e1xe2"])
+    assert not engine.has_position
+    engine.set_position(engine.rules.start().position_text(), moves)
+    assert engine.state.history_length == 4
+
+
+def test_the_history_is_compact_and_given_back() -> None:
+    """The facade keeps the history's moves as 8-byte ints (not the texts the client sent, which
+    held ~60 bytes a ply), and drops the old game's at once on a new game or position."""
+    engine = Engine("zhadu")
+    texts = "1@a0 1@h0 2@a1 2@h1 3@a2 3@h2 4@a3 4@h3 123@b0 123@g0 b0-b1 g0-g1".split()
+    engine.set_position(None, texts)
+    state = make_rules("zhadu").start()
+    moves = []
+    for text in texts:
+        moves.append(state.parse_move(text))
+        state.play(moves[-1])
+    history = engine._history
+    assert list(history) == moves and history.itemsize == 8
+    old = weakref.ref(engine.state)
+    engine.new_game()
+    assert old() is None and len(engine._history) == 0
 
 
 def test_pv_texts_stop_at_the_first_illegal_move() -> None:
@@ -130,7 +212,8 @@ def test_busy_while_searching_and_stop_waits() -> None:
         lambda: engine.set_option("Hash", "2"),
         lambda: engine.undo(1),
         lambda: engine.new_game(),
-        lambda: engine.perft(1),
+        lambda: engine.perft(1, lambda text, count: None, lambda total, note: None),
+        lambda: engine.bench(1, lambda line: None, lambda note: None),
     ):
         with pytest.raises(Busy):
             call()
@@ -218,3 +301,51 @@ def test_options_reach_the_searcher() -> None:
     fresh = Engine()
     fresh.set_option("Seed", "5")
     assert fresh.searcher().seed == 5
+
+
+def run_perft(engine: Engine, depth: int) -> tuple[list[tuple[str, int]], int | None, str]:
+    """A perft to its end: its rows, its total and its note."""
+    rows: list[tuple[str, int]] = []
+    done: list[tuple[int | None, str]] = []
+    engine.perft(
+        depth, lambda text, count: rows.append((text, count)), lambda *end: done.append(end)
+    )
+    engine.wait()
+    assert len(done) == 1 and not engine.searching
+    return rows, *done[0]
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_perft_counts_in_the_background(variant: str) -> None:
+    engine = Engine(variant)
+    state = make_rules(variant).start()
+    rows, total, note = run_perft(engine, 3)
+    assert rows == divide(state, 3) and total == perft(state, 3) and note == ""
+    assert run_perft(engine, 0) == ([], 1, "")
+
+
+def test_stop_ends_a_perft_and_a_bench_with_what_was_given() -> None:
+    engine = Engine("zola-10")
+    rows: list[tuple[str, int]] = []
+    ended: list[tuple[int | None, str]] = []
+    engine.perft(64, lambda text, count: rows.append((text, count)), lambda *end: ended.append(end))
+    assert engine.searching and not engine.search_unbounded
+    engine.stop()
+    assert ended == [(None, "stopped")] and rows == [] and not engine.searching
+    lines: list[str] = []
+    notes: list[str] = []
+    engine.bench(64, lines.append, notes.append)
+    engine.stop()
+    assert notes == ["stopped"] and not engine.searching
+    assert not any(line.split()[1:2] == ["nodes"] for line in lines)  # no total line
+    assert engine.position_text() == make_rules("zola-10").start().position_text()
+
+
+def test_a_bug_in_perft_is_reported_not_hidden(monkeypatch, capsys) -> None:
+    def broken(*args: object) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(facade, "_count", broken)
+    engine = Engine()
+    assert run_perft(engine, 2) == ([], None, "failed")
+    assert "RuntimeError: a bug" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import time
 import pytest
 from test_protocol_helpers import Script
 
+from zengine.engine import facade
 from zengine.engine.game import legal_moves_text
 from zengine.engine.perft import divide
 from zengine.engine.search import MAX_DEPTH, Searcher, SearchInfo
@@ -99,6 +100,8 @@ def fen(script: Script) -> str:
     assert reply.startswith("response ")
     return reply[len("response ") :]
 
+
+HUGE = "9" * 5000
 
 # (lines before, the failing line, its code)
 ERRORS = [
@@ -199,10 +202,31 @@ ERRORS = [
     (["setup zhadu"], "move 5@a0", "syntax"),
     (["setup zhadu"], "move 1@h0", "illegal-move"),
     (["setup zhadu"], "setoption name Zhadu Quiet value -3", "bad-value"),
+    # Letters and digits of other scripts are never read as the ASCII ones they resemble or
+    # fold to (str.lower makes 'k' of the Kelvin sign, U+212A)
+    ([], "setup zhadu lin\u212as star", "unknown-option"),
+    (["setup zola"], "position fen \u00b2r3r/6/6/6/6/r5 r", "bad-position"),
+    ([], f"setoption name Seed value {HUGE}", "bad-value"),
+    ([], f"setoption name Move Overhead value -{HUGE}", "bad-value"),
+    (["setup zhadu"], f"setup zhadu quiet {HUGE}", "bad-value"),
+    ([], f"go movetime {HUGE}", "bad-value"),
+    ([], f"go winc {HUGE}", "bad-value"),
+    ([], f"undo -{HUGE}", "bad-value"),
+    ([], "setup zhadu links \u017ftar", "bad-value"),
+    ([], "newgame zhadu qui\u0435t 5", "unknown-option"),  # a Cyrillic e
+    ([], "setup zhadu quiet \u00b2", "bad-value"),
+    ([], "setoption name UCI_Variant value zhadu-\u017ftar", "bad-value"),
+    ([], "setoption name Seed value \u0967", "syntax"),  # a Devanagari one
+    ([], "go movetime \U0001d7d1", "syntax"),  # a mathematical bold three
+    ([], "undo \u00b9", "syntax"),
+    ([], "perft \u0662", "syntax"),
+    ([], "bench \uff12", "syntax"),
+    ([], "\u212auit", "unknown-command"),
+    ([], "position fen 6/6/6/6/6/r\u0665 b", "bad-position"),
+    (["setup zhadu"], "position fen -/- w -/- 0 \u0660", "bad-position"),
 ]
 
 
-HUGE = "9" * 5000
 # Numbers of 5,000 digits: a clean range error wherever a number is read, never 'internal'.
 ERRORS += [
     ([], f"go depth {HUGE}", "bad-value"),
@@ -226,14 +250,51 @@ ERRORS += [
 def test_each_error_is_one_line_and_changes_nothing(
     script: Script, before: list[str], line: str, code: str
 ) -> None:
+    """... but a failed ``position``, which leaves no position (docs/protocol.md)."""
     assert script.send(*before) == []
     position, history = fen(script), script.engine.state.history_length
+    rules = script.engine.rules
     reply = script.send(line)
     assert len(reply) == 1, reply
     assert reply[0].startswith(f"error {code} "), reply
     assert reply[0].isprintable() and len(reply[0].split()) >= 3
-    assert fen(script) == position and script.engine.state.history_length == history
+    if line.split()[0] == "position":
+        assert script.send("d", "query fen")[0] == "no position"
+    else:
+        assert fen(script) == position and script.engine.state.history_length == history
+    assert script.engine.rules == rules
     assert script.send("isready") == ["readyok"]
+
+
+#: Every command that takes no argument, and a case-changed spelling of some.
+NO_ARGUMENTS = [
+    "uci",
+    "ugi",
+    "isready",
+    "ucinewgame",
+    "uginewgame",
+    "legalmoves",
+    "stop",
+    "d",
+    "show",
+    "display",
+    "help",
+    "quit",
+    "QUIT",
+    "IsReady",
+]
+
+
+@pytest.mark.parametrize("word", NO_ARGUMENTS)
+@pytest.mark.parametrize("extra", ["x", "now please", "1", "\u0661"])
+def test_a_command_without_arguments_refuses_any(script: Script, word: str, extra: str) -> None:
+    script.send("move a1xa2")
+    position = fen(script)
+    # ``quit x`` is no quit: the session goes on (``send`` asserts it)
+    assert script.send(f"{word} {extra}") == [
+        f"error syntax unexpected '{extra.split()[0]}': {word.lower()} takes no argument"
+    ]
+    assert fen(script) == position and script.send("isready") == ["readyok"]
 
 
 def test_a_bug_is_one_internal_error_line_and_the_session_goes_on(
@@ -260,13 +321,129 @@ def test_error_codes_are_the_specs() -> None:
     )
 
 
-def test_position_is_atomic(script: Script) -> None:
-    script.send("position startpos moves a1xa2")
-    before = fen(script)
-    assert script.one("position startpos moves a1xa2 b1xa2 zz").startswith("error syntax")
-    assert script.one("position startpos moves a1xa2 a1xa2").startswith("error illegal-move")
-    assert fen(script) == before
-    assert script.send("undo") == [] and fen(script) == ZOLA_START
+NO_POSITION = "error bad-position no position (a position command failed; send a new one)"
+
+
+@pytest.mark.parametrize(
+    "failing",
+    [
+        "position startpos moves a1xa2 b1xa2 zz",
+        "position startpos moves a1xa2 a1xa2",
+        "position fen 6/6 r",
+        "position fen \u00b2r3r/6/6/6/6/r5 r",  # a superscript two is no run of two
+        "position startpos moves 1@a0",  # a Zhadu opening sent to Zola
+        "position startpos extra",
+        "position nowhere",
+        "position",
+    ],
+)
+def test_a_failed_position_leaves_no_position(script: Script, failing: str) -> None:
+    script.send("setup zola-8", "setoption name Seed value 5", "position startpos moves a1xa2")
+    assert script.one(failing).startswith("error ")
+    assert script.send(
+        "d",
+        "query gameover",
+        "query result",
+        "query p1turn",
+        "query fen",
+        "legalmoves",
+        "query islegal a2xa3",
+        "go depth 3",
+        "go",
+        "go searchmoves a2xa3",
+        "move a2xa3",
+        "undo",
+        "perft 1",
+        "go perft 1",
+        "isready",
+    ) == [
+        "no position",
+        "response true",
+        "response none",
+        "response true",
+        NO_POSITION,
+        NO_POSITION,
+        "response false",
+        "bestmove (none)",
+        "bestmove (none)",
+        "bestmove (none)",
+        NO_POSITION,
+        NO_POSITION,
+        NO_POSITION,
+        NO_POSITION,
+        "readyok",
+    ]
+    assert not script.engine.searching
+    # the game and the options are kept; the next position is as good as ever
+    assert script.engine.rules.name == "zola-8" and script.engine.option_value("Seed") == 5
+    assert script.send("position startpos moves a1xa2", "query gameover") == ["response false"]
+    assert script.engine.state.history_length == 1
+
+
+@pytest.mark.parametrize(
+    "restore",
+    [
+        "setup zhadu",
+        "newgame",
+        "newgame zola-10",
+        "ucinewgame",
+        "uginewgame",
+        "setoption name UCI_Variant value zola",
+        "position fen 6/6/6/6/b5/r5 r",
+    ],
+)
+def test_what_sets_a_position_again(script: Script, restore: str) -> None:
+    script.send("position startpos moves zz", restore)
+    assert script.send("query gameover") == ["response false"]
+    assert fen(script) == script.engine.state.position_text()
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "move a1xa2",
+        "setup chess",
+        "newgame zola size 7",
+        "setoption name Hash value 0",
+        "undo",
+        "query fen",
+        "perft 2",
+        "go depth 2",
+        "frobnicate",
+    ],
+)
+def test_other_commands_neither_set_nor_drop_a_position(script: Script, other: str) -> None:
+    script.send("position startpos moves zz", other)
+    script.finish()
+    assert script.send("d") == ["no position"]
+    script.send("position startpos moves a1xa2", other)
+    script.finish()
+    assert script.send("query gameover") == ["response false"]
+
+
+def test_the_quiet_option_with_no_position(script: Script) -> None:
+    script.send("setup zhadu", "position startpos moves 1@z9")
+    assert script.send("setoption name Zhadu Quiet value 7", "d") == ["no position"]
+    script.send("position startpos")
+    assert script.engine.rules.options["quiet"] == "7"
+
+
+def test_a_runner_that_ignores_errors_stops_at_once(script: Script) -> None:
+    """The loop of a UGI runner (cutegames) that neither checks moves nor reads ``error``
+    lines: position, ask whether the game is over, else ``go`` and play on. A Zhadu opening
+    sent to an engine still set to Zola once looped thousands of times; now the failed
+    ``position`` leaves no position and the first ``query gameover`` ends the game."""
+    moves: list[str] = ["1@a0", "4@h3"]  # a Zhadu opening; the engine plays Zola
+    rounds = 0
+    while rounds < 50:
+        rounds += 1
+        script.send("uginewgame", "position startpos moves " + " ".join(moves))
+        if script.send("query gameover") == ["response true"]:
+            break
+        reply = script.search("go depth 1")
+        moves.append(reply[-1].split()[1])
+    assert rounds == 1
+    assert script.send("query result") == ["response none"]
 
 
 def test_move_is_all_or_none(script: Script) -> None:
@@ -369,13 +546,51 @@ def test_perft_lists_divide_then_total(script: Script) -> None:
     state = make_rules("zola").start()
     rows = divide(state, 2)
     expected = [f"{text}: {count}" for text, count in rows] + ["", "Nodes searched: 1296"]
-    assert script.send("perft 2") == expected
-    assert script.send("go perft 2") == expected
-    assert script.send("perft 0") == ["Nodes searched: 1"]
+    assert script.search("perft 2") == expected
+    assert script.search("go perft 2") == expected
+    assert script.search("perft 0") == ["Nodes searched: 1"]
     script.send("setup zhadu")
-    assert script.send("perft 1")[-1] == "Nodes searched: 25"
+    assert script.search("perft 1")[-1] == "Nodes searched: 25"
     script.send(f"position fen {ZHADU_WON}")
-    assert script.send("perft 1") == ["", "Nodes searched: 0"]
+    assert script.search("perft 1") == ["", "Nodes searched: 0"]
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_perft_beyond_the_grain_matches_the_rules_core(
+    script: Script, variant: str, monkeypatch
+) -> None:
+    # with a grain of 1, depth 3 goes through two stoppable levels above the counted subtrees
+    monkeypatch.setattr(facade, "PERFT_GRAIN", 1)
+    state = make_rules(variant).start()
+    for _ in range(12):  # into Zhadu's movement phase; a few captures into Zola
+        state.play(sorted(state.legal_moves())[0])
+    script.send(f"setup {variant}", f"position fen {state.position_text()}")
+    expected = [f"{text}: {count}" for text, count in divide(state.copy(), 3)]
+    assert script.search("perft 3") == [
+        *expected,
+        "",
+        f"Nodes searched: {sum(int(x.split()[1]) for x in expected)}",
+    ]
+
+
+@pytest.mark.parametrize("line", ["perft 64", "go perft 64", "bench 64"])
+def test_deep_perft_and_bench_run_like_a_search(script: Script, line: str) -> None:
+    script.send("setup zhadu", "position startpos moves 1@a0")
+    position = fen(script)
+    assert script.send(line) == [] or line.startswith("bench")  # bench may print a variant
+    assert script.engine.searching
+    counted = re.compile(r"\S+: \d+( nodes \d+ nps)?")  # a perft row, a bench line
+    reply = [
+        x for x in script.send("isready", "query fen", "setup zola") if not counted.fullmatch(x)
+    ]
+    assert reply[:2] == ["readyok", f"response {position}"]
+    assert reply[2].startswith("error busy ")
+    stopped = script.send("stop")
+    word = line.split()[-2]
+    assert stopped[-1] == f"info string {word} stopped"
+    assert not any(x.startswith("Nodes searched") for x in stopped)
+    assert not script.engine.searching and fen(script) == position
+    assert script.send("stop", "isready") == ["readyok"]
 
 
 def test_zhadu_quiet_option_is_the_default_quiet_rule(script: Script) -> None:
@@ -451,8 +666,9 @@ def test_help_lists_every_command(script: Script) -> None:
 
 
 def test_quit_ends_the_session(script: Script) -> None:
+    assert script.session.handle("QUIT now") is True  # a token too many: error syntax
     assert script.session.handle("quit") is False
-    assert script.session.handle("QUIT now") is False
+    assert Script().session.handle(" Quit \r") is False
 
 
 # --- search ---------------------------------------------------------------------------------
@@ -701,7 +917,7 @@ def test_debug_on_gives_info_strings(script: Script) -> None:
 def test_bench_leaves_the_session_alone(script: Script) -> None:
     script.send("setup zola-8", "move a1xa2")
     position = fen(script)
-    reply = script.send("bench 1")
+    reply = script.search("bench 1")
     assert [line.split(":")[0] for line in reply[:-1]] == variant_names()
     for line in reply[:-1]:
         tokens = line.split()
@@ -710,6 +926,6 @@ def test_bench_leaves_the_session_alone(script: Script) -> None:
     total = reply[-1].split()
     assert len(total) == 4 and total[1] == "nodes" and total[3] == "nps"
     assert int(total[0]) == sum(int(line.split()[1]) for line in reply[:-1])
-    again = script.send("bench 1")
+    again = script.search("bench 1")
     assert [line.split()[:2] for line in again[:-1]] == [line.split()[:2] for line in reply[:-1]]
     assert fen(script) == position and script.engine.rules.name == "zola-8"

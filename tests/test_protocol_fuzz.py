@@ -3,15 +3,22 @@
 After each batch ``isready`` must be answered; every failing command prints exactly one
 ``error <code> <detail>`` line with a code of the spec; every other line starts with a reply
 word of the spec (``d``, ``help`` and ``perft`` print free text and are checked apart).
+
+Every place the protocol reads a number is fuzzed apart (:data:`NUMERIC_FIELDS`): huge,
+negative, signed, zero-padded, float, empty, and other scripts' digits, each with the exact
+code the documentation's table gives, never ``internal``.
 """
 
 from __future__ import annotations
 
 import queue
 import random
+import re
 import subprocess
 import threading
+from dataclasses import dataclass
 
+import pytest
 from test_protocol_helpers import INFO_RE, Script, zengine_path
 
 from zengine.engine.game import legal_moves_text
@@ -106,6 +113,13 @@ NUMBERS = [
     "6",
     "8",
     "100000",
+    "9" * 5000,
+    "-" + "1" * 4301,
+    "\u00b2",
+    "\uff13\uff12",
+    "\u0966\u0967",
+    "+-1",
+    "1_000",
 ]
 GARBAGE = [
     "\u2603",
@@ -210,15 +224,15 @@ def random_line(rng: random.Random) -> str:
 
 
 def slow(line: str) -> bool:
-    """Lines that would run for long on the reader thread (deep perft or bench, huge tables)."""
-    tokens = [token.lower() for token in line.split()]
-    if "bench" in tokens[:1] or "hash" in tokens:
-        return True
-    if "perft" in tokens:
-        return any(
-            token.lstrip("+").isdigit() and int(token) > 2 for token in tokens if token.isascii()
-        )
-    return False
+    """Lines that would take long or much memory: a new table size (up to 4 GB). Deep perfts
+    and benches are welcome: they run in the background, and each batch ends with ``stop``."""
+    return "hash" in [token.lower() for token in line.split()]
+
+
+#: The lines a search, perft or bench prints in the background, whichever command comes next.
+BACKGROUND = re.compile(
+    r"(info |bestmove ).*|\S+: \d+( nodes \d+ nps)?|Nodes searched: \d+|\d+ nodes \d+ nps|"
+)
 
 
 def fuzz_lines(seed: int, count: int) -> list[str]:
@@ -257,7 +271,7 @@ def test_fuzz_in_process() -> None:
             searching = script.engine.searching
             before = len(script.out)
             assert script.session.handle(line) is True or word == "quit"
-            reply = [x for x in script.out[before:] if not x.startswith(("info ", "bestmove "))]
+            reply = [x for x in script.out[before:] if not BACKGROUND.fullmatch(x)]
             errors = [x for x in reply if x.startswith("error ")]
             assert len(errors) <= 1, (line, reply)
             if errors:
@@ -267,7 +281,8 @@ def test_fuzz_in_process() -> None:
             if word == "go" and "perft" not in [t.lower() for t in tokens]:
                 searches += 1
             if word in ("d", "show", "display"):
-                assert [x.split()[0] for x in reply[-3:]] == ["fen", "turn", "result"], line
+                if reply != ["no position"]:
+                    assert [x.split()[0] for x in reply[-3:]] == ["fen", "turn", "result"], line
             elif word not in ("help", "perft", "go"):
                 assert all(x.split()[0] in REPLY_WORDS for x in reply), (line, reply)
             if (
@@ -328,3 +343,146 @@ def test_fuzz_against_the_command() -> None:
     assert proc.stderr.read() == b""  # type: ignore[union-attr]
     assert seen.count("readyok\n") >= len(range(0, len(lines), BATCH))
     assert all(line.endswith("\n") for line in seen)
+
+
+# --- every numeric field ------------------------------------------------------------------------
+MAX_MS = 2**31 - 1
+MAX_I64 = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Field:
+    """A place in a command where a number is read.
+
+    ``kind`` says which code the documentation gives to a value it refuses: ``int`` (a number
+    of ``low..high``: ``syntax`` for text that is no number, ``bad-value`` out of range),
+    ``rule`` (a rule value: ``bad-value`` for anything the rule does not allow), ``position``
+    (inside a position string: ``bad-position``) and ``move`` (inside a move: ``syntax`` when
+    the text is no move, ``illegal-move`` when it is one not allowed here). ``empty`` is what
+    the line gives with the value left out (``ok``: no error).
+    """
+
+    template: str
+    kind: str
+    game: str = "zola"
+    low: int = 0
+    high: int = 0
+    empty: str = "syntax"
+
+
+NUMERIC_FIELDS = [
+    Field("perft {}", "int", low=0, high=64),
+    Field("go perft {}", "int", low=0, high=64),
+    Field("bench {}", "int", low=1, high=64, empty="ok"),
+    Field("undo {}", "int", low=1, high=MAX_I64, empty="cannot-undo"),
+    Field("go depth {}", "int", low=1, high=1000),
+    Field("go nodes {}", "int", low=1, high=MAX_I64),
+    Field("go movetime {}", "int", low=0, high=MAX_MS),
+    *(Field(f"go {w} {{}}", "int", low=-MAX_MS, high=MAX_MS) for w in ("wtime", "p2time")),
+    *(Field(f"go {w} {{}}", "int", low=0, high=MAX_MS) for w in ("winc", "binc", "p1inc")),
+    Field("go wtime 100 movestogo {}", "int", low=1, high=MAX_MS),
+    Field("go depth 2 nodes {} movetime 50", "int", low=1, high=MAX_I64),
+    Field("setoption name Hash value {}", "int", low=1, high=4096),
+    Field("setoption name Seed value {}", "int", low=0, high=MAX_MS),
+    Field("setoption name Threads value {}", "int", low=1, high=1),
+    Field("setoption name Move Overhead value {}", "int", low=0, high=5000),
+    Field("setoption name Zhadu Quiet value {}", "int", "zhadu", 0, 100_000),
+    Field("setup zhadu quiet {}", "rule", "zhadu", 0, 100_000),
+    Field("newgame zhadu-star quiet {} links full", "rule", "zhadu", 0, 100_000),
+    Field("setup zola size {}", "rule", low=6, high=10),
+    Field("position fen -/- w -/- 0 {}", "position", "zhadu", empty="bad-position"),
+    Field("position fen -/- w -/- {} 0", "position", "zhadu", empty="bad-position"),
+    Field("position fen {}r/6/6/6/6/r5 b", "position", empty="bad-position"),
+    Field("position fen 6/6/6/6/b5/r{} r moves a1xa2", "position", empty="bad-position"),
+    Field("position startpos moves {}@a0", "move", "zhadu"),
+    Field("move 1@a0 4@h3 {}@a1", "move", "zhadu"),
+    Field("move a1xa{}", "move"),
+    Field("query islegal b{}xb3", "islegal", empty="ok"),
+]
+
+#: Digits and number-like characters of other scripts (never numbers here).
+OTHER_DIGITS = (
+    "\u0660\u0661\u0665\u06f1\u0966\u0967\u09e8\u0e51\uff10\uff11\uff19"
+    "\U0001d7ce\U0001d7d1\u00b2\u00b3\u00b9\u2081\u2460\u216b\u4e00"
+)
+
+
+def number_text(rng: random.Random, field: Field) -> str | None:
+    """A value for the field: None for none at all, else a number or something like one."""
+    kind = rng.randrange(9)
+    if kind == 0:
+        return None
+    if kind == 1:  # at and beyond the bounds
+        return str(rng.choice([field.low - 1, field.low, field.high, field.high + 1]))
+    if kind == 2:
+        return str(rng.randrange(-20, 120))
+    if kind == 3:  # huge, past int()'s 4,300-digit limit too
+        digits = rng.choice([19, 20, 24, 25, 100, 4300, 4301, 5000, 30000])
+        text = str(rng.randrange(1, 10)) + "".join(rng.choices("0123456789", k=digits - 1))
+        return rng.choice(["", "-", "+"]) + text
+    if kind == 4:
+        return rng.choice(["+", "-", "-0", "+0", "+-1", "--1", "++2", "+007", "-00"])
+    if kind == 5:
+        return "0" * rng.randrange(1, 40) + str(rng.randrange(0, 100))
+    if kind == 6:
+        return rng.choice(["1.5", "1e3", ".5", "5.", "inf", "-nan", "1_000", "0x10", "0b1", "1/2"])
+    if kind == 7:  # other scripts' digits, alone or among ASCII ones
+        chars = rng.choices(OTHER_DIGITS + "0123456789", k=rng.randrange(1, 5))
+        if all(c in "0123456789" for c in chars):
+            chars[0] = rng.choice(OTHER_DIGITS)
+        return "".join(chars)
+    return rng.choice(["x", "\u212a", "one", "\u2603", "\x00", "\\", "%d"])
+
+
+def allowed(field: Field, value: str | None) -> set[str]:
+    """The outcomes (error codes, or ``ok`` for no error) the documentation allows."""
+    if value is None:
+        return {field.empty}
+    number = re.fullmatch(r"[+-]?[0-9]+", value) is not None
+    digits = value.lstrip("+-").lstrip("0") or "0"  # as many zeros in front as you like
+    inside = False
+    if number and len(digits) <= 30:
+        inside = field.low <= int(digits) * (-1 if value.startswith("-") else 1) <= field.high
+    if field.kind == "int":
+        if not number:
+            return {"syntax"}
+        return {"ok", "cannot-undo"} if inside else {"bad-value"}
+    if field.kind == "rule":
+        return {"ok", "bad-value"} if inside else {"bad-value"}
+    if field.kind == "position":
+        return {"ok", "bad-position"} if number else {"bad-position"}
+    if field.kind == "move":
+        return {"ok", "syntax", "illegal-move"} if number else {"syntax"}
+    return {"ok"}  # query islegal: any text is a question
+
+
+def outcome(script: Script, field: Field, value: str | None) -> tuple[str, list[str]]:
+    """Send the line on a fresh game; its outcome and what it printed (all of it: any search,
+    perft or bench it started is stopped first)."""
+    script.send(f"setup {field.game}")
+    line = field.template.format("" if value is None else value)
+    reply = script.send(line) + script.send("stop") + script.finish()
+    errors = [x for x in reply if x.startswith("error ")]
+    assert len(errors) <= 1 and all(x.isprintable() for x in errors), (line[:80], reply)
+    return (errors[0].split()[1] if errors else "ok"), reply
+
+
+@pytest.mark.parametrize("field", NUMERIC_FIELDS, ids=[f.template for f in NUMERIC_FIELDS])
+def test_every_numeric_field_gives_the_documented_code(field: Field) -> None:
+    rng = random.Random(f"{SEED} {field.template}")
+    script = Script()
+    for _ in range(60):
+        value = number_text(rng, field)
+        if "Hash" in field.template and value is not None and value.isascii() and value.isdigit():
+            if 16 < len(value) or 16 < int(value) <= 4096:
+                continue  # a table of up to 4 GB: the range is checked by the values around
+        code, reply = outcome(script, field, value)
+        shown = None if value is None else value[:40]
+        assert code in allowed(field, value), (field.template, shown, reply[:3])
+        assert code == "ok" or code in CODES
+        if code != "ok":
+            detail = next(x for x in reply if x.startswith("error "))
+            if field.kind == "int" and code == "bad-value":  # the detail states the range
+                assert f"({field.low} to {field.high})" in detail, detail
+            assert len(detail) <= 220, detail  # one short line, however long the value
+    assert script.send("isready") == ["readyok"]

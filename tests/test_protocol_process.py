@@ -277,3 +277,106 @@ def test_reader_gone_is_no_traceback() -> None:
     )
     assert done.returncode == 0 and done.stdout.decode().startswith("id name zengine")
     assert b"Traceback" not in done.stderr and b"Error" not in done.stderr
+
+
+# --- perft and bench run in the background: stop, quit and the end of input are heard --------
+@pytest.mark.parametrize("line", ["perft 64", "go perft 64", "bench 64"])
+def test_stop_and_quit_end_a_deep_perft_or_bench(line: str) -> None:
+    child = spawn()
+    child.sendline("setup zhadu")
+    child.sendline(line)
+    child.sendline("isready")
+    child.expect_exact("readyok\n")  # answered while it counts
+    child.sendline("query gameover")
+    child.expect_exact("response false\n")
+    child.sendline("stop")
+    word = line.split()[-2]
+    child.expect_exact(f"info string {word} stopped\n")
+    assert "Nodes searched" not in child.before
+    child.sendline(line)
+    child.sendline("isready")
+    child.expect_exact("readyok\n")
+    assert finish(child) == 0  # quit: at once, in the middle of the count
+
+
+def test_end_of_input_lets_perft_finish() -> None:
+    done = run_shell(f"printf 'setup zola-8\\nperft 3\\n' | '{zengine_path()}'")
+    lines = done.stdout.decode().splitlines()
+    assert done.returncode == 0 and done.stderr == b""
+    assert lines[-1] == f"Nodes searched: {sum(int(x.split()[1]) for x in lines[:-2])}"
+    assert len(lines) == len(make_rules("zola-8").start().legal_moves()) + 2
+
+
+@pytest.mark.parametrize("line", ["perft 64", "bench 64", "go depth 1000"])
+def test_end_of_input_with_nobody_reading_ends_the_work(line: str) -> None:
+    # A client that went away closes both pipes: the engine stops what it was doing and exits
+    # instead of running for ever.
+    proc = subprocess.Popen(
+        [zengine_path()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    proc.stdin.write(f"setup zola-10\n{line}\nisready\n".encode())  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    assert proc.stdout.readline() == b"readyok\n"  # type: ignore[union-attr]
+    proc.stdout.close()  # type: ignore[union-attr]
+    proc.stdin.close()  # type: ignore[union-attr]
+    try:
+        assert proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert b"Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
+
+
+# --- no position -----------------------------------------------------------------------------
+def test_no_position_through_the_command() -> None:
+    child = spawn()
+    child.sendline("position startpos moves 1@a0")  # a Zhadu opening; the game is Zola
+    assert read_line(child).startswith("error syntax ")
+    for line, reply in [
+        ("d", "no position"),
+        ("query gameover", "response true"),
+        ("query result", "response none"),
+        ("query p1turn", "response true"),
+        ("query fen", "error bad-position no position"),
+        ("legalmoves", "error bad-position no position"),
+        ("go wtime 1000 btime 1000", "bestmove (none)"),
+        ("move a1xa2", "error bad-position no position"),
+        ("perft 1", "error bad-position no position"),
+        ("quit now", "error syntax "),
+        ("isready", "readyok"),
+    ]:
+        child.sendline(line)
+        assert read_line(child).startswith(reply), line
+    child.sendline("position startpos")
+    child.sendline("query gameover")
+    assert read_line(child) == "response false"
+    assert finish(child) == 0
+
+
+def test_cutegames_loop_ends_when_the_position_fails() -> None:
+    """The loop of a runner that never checks moves nor reads ``error`` lines: it asks whether
+    the game is over, else has the engine move, and goes on. The Zhadu opening is sent to an
+    engine left at Zola (no ``setup``): the first answer ends the game."""
+    child = spawn()
+    child.sendline("ugi")
+    child.expect_exact("ugiok\n")
+    moves = ["1@a0", "4@h3", "2@a1"]
+    rounds = 0
+    while rounds < 20:
+        rounds += 1
+        child.sendline("uginewgame")
+        child.sendline("position startpos moves " + " ".join(moves))
+        child.sendline("query gameover")
+        replies = [read_line(child)]
+        while not replies[-1].startswith("response "):
+            replies.append(read_line(child))  # the error line the runner does not read
+        if replies[-1] == "response true":
+            break
+        child.sendline("go p1time 1000 p2time 1000")
+        _, best = read_search(child)
+        moves.append(best)
+    assert rounds == 1
+    child.sendline("query result")
+    assert read_line(child) == "response none"
+    assert finish(child) == 0

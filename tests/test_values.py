@@ -114,6 +114,10 @@ def test_parse_int_bounds_and_digits() -> None:
         parse_int("6", "n", 1, 5)
     with pytest.raises(TextError, match="at least 0"):
         parse_int("-1", "n", 0)
+    # zeros in front make no number longer, however many (int() refuses past 4,300 digits)
+    assert parse_int("0" * 30 + "7", "n", 1, 9) == 7 and parse_int("-" + "0" * 5000, "n") == 0
+    with pytest.raises(TextError, match=r"out of range \(1 to 9\)"):
+        parse_int("0" * 5000 + "10", "n", 1, 9)
     for bad in ("", "1e3", "0x10", "١", "１", " 1", "1_000"):
         with pytest.raises(TextError) as caught:
             parse_int(bad, "n")
