@@ -201,8 +201,10 @@ class Searcher:
         restricts the root to those of them that are legal (all moves if none is); ``stop``
         ends the search once set, and is needed when the limits are unbounded for the side to
         move (:meth:`GoLimits.unbounded`): such a search returns only after ``stop`` is set.
-        ``on_info`` is called after every completed iteration. ``limits.searchmoves`` is not
-        read: the caller turns move texts into ``moves``.
+        ``on_info`` is called after every completed iteration, and for an aborted one whose
+        best move is played: the result's ``best`` is always the first move of the last ``pv``
+        reported. ``limits.searchmoves`` is not read: the caller turns move texts into
+        ``moves``.
         """
         unbounded = limits.unbounded(state.side_to_move)
         if unbounded and stop is None:
@@ -320,7 +322,8 @@ class _Search:
 
         Depth 1 always completes. A later iteration cut short by a limit still counts its best
         root move if that was searched to the end and beat the previous best (which is searched
-        first). From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around the last score,
+        first); it is then reported like a completed iteration, so the move played is always
+        the first of the last pv reported. From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around the last score,
         widened to the full window on the side that failed. A bounded search ends by itself
         after its limits, a forced single move under a clock, or a proven mate; an unbounded
         one reports only once ``stop`` is set, however early it runs out of work.
@@ -358,9 +361,14 @@ class _Search:
                 key = st.key
                 table[key & self.mask] = (key, depth, EXACT, value, self.found_move)
             except _Abort:
-                if self.found_move is not None:
-                    best_move, best_value = self.found_move, self.found_value
-                    pv = [best_move]
+                found = self.found_move
+                if found is not None and found != best_move:
+                    # A move searched to the end at this depth beat the previous best (searched
+                    # first): it is played, so its line is reported first (bestmove is always
+                    # the first move of the last pv printed).
+                    best_move, best_value = found, self.found_value
+                    pv = self.pv(best_move, depth)
+                    self.report(depth, best_value, pv)
                 break
             assert self.found_move is not None  # the full window always finds a best move
             best_move, best_value = self.found_move, value
