@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zengine.engine.game import State
-from zengine.engine.timeman import budget
+from zengine.engine.timeman import budget, start_iteration
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -48,8 +48,15 @@ MAX_PLY = 160
 #: A mate ``p`` plies away counts as proven (a bounded search then ends) once an iteration
 #: ``p + MATE_PROOF_PLIES`` deep has found it.
 MATE_PROOF_PLIES = 2
-#: Nodes between two looks at the clock and the stop event (~5 ms at bench speed).
-CHECK_INTERVAL = 128
+#: Nodes between two looks at the clock and the stop event, at first; then the interval is
+#: halved (down to ``CHECK_MIN``) while more than ``CHECK_SECONDS`` pass between two looks and
+#: doubled (up to ``CHECK_MAX``) while less than a quarter of it does. A node takes 12-20 us
+#: on an idle core (bench: 50-86k nps), up to ~150 us in a 10x10 Zola quiescence leaf and
+#: several times that on a loaded machine: a fixed 128 nodes could leave 10-40 ms between looks.
+CHECK_INTERVAL = 64
+CHECK_MIN = 8
+CHECK_MAX = 512
+CHECK_SECONDS = 0.001
 
 #: Late move reductions, from this remaining depth on: the move index (0-based, table move
 #: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
@@ -194,6 +201,7 @@ class Searcher:
         moves: list[int] | None = None,
         stop: threading.Event | None = None,
         on_info: Callable[[SearchInfo], None] | None = None,
+        start: float | None = None,
     ) -> SearchResult:
         """Search ``state`` within ``limits``; ``state`` is left as it was given.
 
@@ -203,13 +211,15 @@ class Searcher:
         move (:meth:`GoLimits.unbounded`): such a search returns only after ``stop`` is set.
         ``on_info`` is called after every completed iteration, and for an aborted one whose
         best move is played: the result's ``best`` is always the first move of the last ``pv``
-        reported. ``limits.searchmoves`` is not read: the caller turns move texts into
-        ``moves``.
+        reported. ``start`` is the :func:`time.perf_counter` time the time limits count from
+        (when the ``go`` arrived; default: now). ``limits.searchmoves`` is not read: the caller
+        turns move texts into ``moves``.
         """
         unbounded = limits.unbounded(state.side_to_move)
         if unbounded and stop is None:
             raise ValueError("an unbounded search needs a stop event to end it")
-        start = time.perf_counter()
+        if start is None:
+            start = time.perf_counter()
         root_moves = state.legal_moves()
         if not root_moves:
             return SearchResult(None, Score(cp=0), 0, 0, [])
@@ -242,6 +252,7 @@ class _Search:
     """
 
     __slots__ = (
+        "check_every",
         "eval_cache",
         "evaluate",
         "found_move",
@@ -249,6 +260,7 @@ class _Search:
         "hard_s",
         "history",
         "killers",
+        "last_check",
         "limits",
         "mask",
         "max_depth",
@@ -268,6 +280,7 @@ class _Search:
         "stop",
         "stop_set",
         "table",
+        "times",
         "unbounded",
     )
 
@@ -299,6 +312,7 @@ class _Search:
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
         times = budget(limits, state.side_to_move, searcher.overhead_ms)
+        self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
         self.unbounded = unbounded
@@ -308,6 +322,9 @@ class _Search:
         self.start = start
         self.nodes = 0
         self.seldepth = 0
+        #: Nodes between two looks at the limits (adapted to the time between looks).
+        self.check_every = CHECK_INTERVAL
+        self.last_check = start
         self.next_check = CHECK_INTERVAL
         #: False during depth 1, which always completes whatever the limits.
         self.may_abort = False
@@ -341,7 +358,8 @@ class _Search:
                 break
             self.found_move = None
             self.seldepth = 0
-            self.next_check = self.nodes + CHECK_INTERVAL
+            self.last_check = time.perf_counter()
+            self.next_check = self.nodes + self.check_every
             if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
                 self.next_check = self.node_limit
             try:
@@ -388,17 +406,18 @@ class _Search:
         return SearchResult(best_move, score_of(best_value), completed, self.nodes, pv)
 
     def enough_before(self) -> bool:
-        """Whether to start no further iteration: stopped, nodes spent, soft time past, or a
-        single root move with a clock running (asked before every iteration after depth 1)."""
+        """Whether to start no further iteration: stopped, nodes spent, the time management
+        says so (:func:`~zengine.engine.timeman.start_iteration`), or a single root move with
+        a time limit (asked before every iteration after depth 1)."""
         if self.stop_set():
             return True
         if self.node_limit is not None and self.nodes >= self.node_limit:
             return True
         if self.soft_s is not None:
-            if time.perf_counter() - self.start >= self.soft_s:
-                return True
             if not self.unbounded and len(self.root_moves) == 1:
                 return True  # a forced move needs no thought when the clock runs
+            elapsed_ms = (time.perf_counter() - self.start) * 1000
+            return not start_iteration(self.times, elapsed_ms)
         return False
 
     def report(self, depth: int, value: int, pv: list[int]) -> None:
@@ -420,21 +439,39 @@ class _Search:
         )
 
     def check(self) -> None:
-        """Look at the limits every ``CHECK_INTERVAL`` nodes (and exactly at the node limit);
-        raise :class:`_Abort` once one is reached, never during depth 1."""
+        """Look at the limits every ``check_every`` nodes (and exactly at the node limit);
+        raise :class:`_Abort` once one is reached, never during depth 1.
+
+        ``check_every`` follows the time between looks (see ``CHECK_SECONDS``): slow nodes or
+        a busy machine make it smaller, so the hard limit is noticed within about a
+        millisecond of the search's own running time.
+        """
         nodes = self.nodes
-        self.next_check = nodes + CHECK_INTERVAL
         if not self.may_abort:
+            self.next_check = nodes + self.check_every
             return
         node_limit = self.node_limit
-        if node_limit is not None:
-            if nodes >= node_limit:
-                raise _Abort
-            if self.next_check > node_limit:
-                self.next_check = node_limit
-        hard_s = self.hard_s
-        if self.stop_set() or (hard_s is not None and time.perf_counter() - self.start >= hard_s):
+        if node_limit is not None and nodes >= node_limit:
             raise _Abort
+        if self.stop_set():
+            raise _Abort
+        now = time.perf_counter()
+        hard_s = self.hard_s
+        if hard_s is not None and now - self.start >= hard_s:
+            raise _Abort
+        gap = now - self.last_check
+        self.last_check = now
+        every = self.check_every
+        if gap > CHECK_SECONDS:
+            if every > CHECK_MIN:
+                every >>= 1
+        elif gap < CHECK_SECONDS / 4 and every < CHECK_MAX:
+            every <<= 1
+        self.check_every = every
+        next_check = nodes + every
+        if node_limit is not None and next_check > node_limit:
+            next_check = node_limit
+        self.next_check = next_check
 
     # --- the tree ----------------------------------------------------------------------------
     def root(self, depth: int, alpha: int, beta: int) -> int:
