@@ -144,9 +144,9 @@ def test_no_iteration_after_the_soft_limit() -> None:
     assert not start_iteration(TimeBudget(100, 300, clock=True), 150)
 
 
-def test_under_a_clock_no_iteration_predicted_to_overrun() -> None:
-    times = TimeBudget(150, 300, clock=True)
-    latest = 300 * 100 / (100 + NEXT_ITERATION_PERCENT)
+def test_under_a_clock_no_iteration_predicted_to_end_late() -> None:
+    times = TimeBudget(150, 450, clock=True)
+    latest = 150 * 100 / (100 + NEXT_ITERATION_PERCENT)
     assert start_iteration(times, latest)
     assert not start_iteration(times, latest + 0.01)
     # Under movetime alone the unspent time is lost: the search goes on to the limit.
