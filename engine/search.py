@@ -57,6 +57,9 @@ CHECK_INTERVAL = 64
 CHECK_MIN = 8
 CHECK_MAX = 512
 CHECK_SECONDS = 0.001
+#: The stall margin (``Searcher.stall_ms``) keeps this share of itself per search, so that a
+#: machine's load stays in it for a few searches after the last stall (0.8: a fifth after 7).
+STALL_DECAY = 0.8
 
 #: Late move reductions, from this remaining depth on: the move index (0-based, table move
 #: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
@@ -152,6 +155,11 @@ class Searcher:
         self.seed = seed
         #: Milliseconds kept back from every time limit (the Move Overhead option).
         self.overhead_ms = overhead_ms
+        #: The longest stall of recent searches (ms): the time between two looks at the clock
+        #: in which the search thread did not run (a busy machine, another thread holding the
+        #: interpreter), decayed by ``STALL_DECAY`` per search. Kept back from every time limit
+        #: besides the Move Overhead, since a stall can as well come after the last look.
+        self.stall_ms = 0.0
         self._hash_mb = hash_mb
         self._table: list[Entry | None] = []
         self._mask = 0
@@ -261,6 +269,7 @@ class _Search:
         "history",
         "killers",
         "last_check",
+        "last_cpu",
         "limits",
         "mask",
         "max_depth",
@@ -275,6 +284,7 @@ class _Search:
         "searcher",
         "seldepth",
         "soft_s",
+        "stall",
         "start",
         "state",
         "stop",
@@ -311,7 +321,8 @@ class _Search:
         self.max_qdepth = state.rules.search_parameters().quiescence_depth
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
-        times = budget(limits, state.side_to_move, searcher.overhead_ms)
+        overhead = searcher.overhead_ms + round(searcher.stall_ms)
+        times = budget(limits, state.side_to_move, overhead)
         self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
@@ -324,7 +335,11 @@ class _Search:
         self.seldepth = 0
         #: Nodes between two looks at the limits (adapted to the time between looks).
         self.check_every = CHECK_INTERVAL
+        #: Wall and thread CPU time of the last look at the clock, and the longest stall
+        #: between two looks (seconds).
         self.last_check = start
+        self.last_cpu = time.thread_time()
+        self.stall = 0.0
         self.next_check = CHECK_INTERVAL
         #: False during depth 1, which always completes whatever the limits.
         self.may_abort = False
@@ -358,7 +373,6 @@ class _Search:
                 break
             self.found_move = None
             self.seldepth = 0
-            self.last_check = time.perf_counter()
             self.next_check = self.nodes + self.check_every
             if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
                 self.next_check = self.node_limit
@@ -400,6 +414,8 @@ class _Search:
                 and depth >= MATE - abs(value) + MATE_PROOF_PLIES
             ):
                 break  # a forced result is proven; deeper iterations would only repeat it
+        searcher = self.searcher
+        searcher.stall_ms = max(self.stall * 1000, searcher.stall_ms * STALL_DECAY)
         if self.unbounded:
             assert self.stop is not None  # Searcher.search refuses an unbounded search without
             self.stop.wait()
@@ -439,28 +455,23 @@ class _Search:
         )
 
     def check(self) -> None:
-        """Look at the limits every ``check_every`` nodes (and exactly at the node limit);
-        raise :class:`_Abort` once one is reached, never during depth 1.
+        """Look at the clock and the limits every ``check_every`` nodes (and exactly at the
+        node limit); raise :class:`_Abort` once a limit is reached, never during depth 1.
 
         ``check_every`` follows the time between looks (see ``CHECK_SECONDS``): slow nodes or
         a busy machine make it smaller, so the hard limit is noticed within about a
-        millisecond of the search's own running time.
+        millisecond of the search's own running time. The wall time between two looks that
+        the thread spent without the CPU is a stall (kept for ``Searcher.stall_ms``).
         """
         nodes = self.nodes
-        if not self.may_abort:
-            self.next_check = nodes + self.check_every
-            return
-        node_limit = self.node_limit
-        if node_limit is not None and nodes >= node_limit:
-            raise _Abort
-        if self.stop_set():
-            raise _Abort
         now = time.perf_counter()
-        hard_s = self.hard_s
-        if hard_s is not None and now - self.start >= hard_s:
-            raise _Abort
+        cpu = time.thread_time()
         gap = now - self.last_check
+        stall = gap - (cpu - self.last_cpu)
+        if stall > self.stall:
+            self.stall = stall
         self.last_check = now
+        self.last_cpu = cpu
         every = self.check_every
         if gap > CHECK_SECONDS:
             if every > CHECK_MIN:
@@ -469,8 +480,18 @@ class _Search:
             every <<= 1
         self.check_every = every
         next_check = nodes + every
-        if node_limit is not None and next_check > node_limit:
-            next_check = node_limit
+        if self.may_abort:
+            node_limit = self.node_limit
+            if node_limit is not None:
+                if nodes >= node_limit:
+                    raise _Abort
+                if next_check > node_limit:
+                    next_check = node_limit
+            if self.stop_set():
+                raise _Abort
+            hard_s = self.hard_s
+            if hard_s is not None and now - self.start >= hard_s:
+                raise _Abort
         self.next_check = next_check
 
     # --- the tree ----------------------------------------------------------------------------

@@ -99,3 +99,26 @@ def test_search_info_time_is_from_the_start() -> None:
         state, GoLimits(depth=1), state.rules.evaluation(), on_info=infos.append, start=hour_ago
     )
     assert infos[0].time_ms >= 3_600_000
+
+
+def test_a_stall_is_measured_and_kept_back_from_later_limits() -> None:
+    """A search whose thread sleeps 50 ms (as a busy machine would make it wait) measures a
+    stall of at least that; the next searches keep it back from their time limits."""
+    state = make_rules("zola").start()
+    evaluate = state.rules.evaluation()
+    slept: list[bool] = []
+
+    def sleepy(position) -> int:
+        if not slept:
+            slept.append(True)
+            time.sleep(0.05)
+        return evaluate(position)
+
+    searcher = Searcher(overhead_ms=0)
+    searcher.search(state, GoLimits(depth=2), sleepy)
+    assert searcher.stall_ms >= 50
+    # A huge stall margin leaves no time: depth 1 only, though the node limit is far off.
+    searcher.stall_ms = 1e9
+    result = searcher.search(state, GoLimits(movetime=60_000, nodes=5_000), evaluate)
+    assert result.depth == 1 and result.nodes < 5_000
+    assert searcher.stall_ms < 1e9  # decayed by a search without such a stall

@@ -89,6 +89,7 @@ def go_mode(args: argparse.Namespace) -> int:
     send("debug on")
     times: list[float] = []
     outside: list[float] = []
+    own: list[float] = []
     disagreements = 0
     games = 0
     while len(times) < args.moves:
@@ -106,7 +107,8 @@ def go_mode(args: argparse.Namespace) -> int:
             for line in lines:
                 words = line.split()
                 if "search done" in line and "time" in words:
-                    outside.append(times[-1] - float(words[words.index("time") + 1]))
+                    own.append(float(words[words.index("time") + 1]))
+                    outside.append(times[-1] - own[-1])
             best = lines[-1].split()[1]
             pvs = [line.split(" pv ")[1].split() for line in lines if line.startswith("info depth")]
             if not pvs or pvs[-1][0] != best:
@@ -125,6 +127,7 @@ def go_mode(args: argparse.Namespace) -> int:
         late = sum(1 for t in overruns if t > 0)
         print(f"beyond movetime: {late} of {len(times)}")
     if outside:
+        print(spread("the engine's own time, go line to bestmove (ms)", own, ""))
         print(spread("outside the engine's own time (ms)", outside, ""))
     print(f"bestmove not the last pv's first move: {disagreements}")
     return 0
