@@ -26,6 +26,10 @@ def test_the_time_limits_count_from_the_given_start() -> None:
     long_ago = time.perf_counter() - 3_600
     result = Searcher().search(state, limits, evaluate, start=long_ago)
     assert result.depth == 1  # the minute was spent before the search began: depth 1 only
+    assert result.best in state.legal_moves()
+    # ... and past the time limit depth 1 hurries: its leaves lose their quiescence.
+    full = Searcher().search(state, GoLimits(depth=1), evaluate)
+    assert result.nodes < full.nodes
     far_ahead = time.perf_counter() + 3_600
     result = Searcher().search(state, limits, evaluate, start=far_ahead)
     assert result.nodes == 3_000  # the time never runs out: the node limit ends it

@@ -87,6 +87,7 @@ def go_mode(args: argparse.Namespace) -> int:
     read_until("uciok")
     send(f"setoption name UCI_Variant value {args.variant}")
     send("debug on")
+    log = open(args.log, "w") if args.log else None
     times: list[float] = []
     outside: list[float] = []
     own: list[float] = []
@@ -109,6 +110,8 @@ def go_mode(args: argparse.Namespace) -> int:
                 if "search done" in line and "time" in words:
                     own.append(float(words[words.index("time") + 1]))
                     outside.append(times[-1] - own[-1])
+                    if log is not None:
+                        log.write(f"{times[-1]:.1f} {line}\n")
             best = lines[-1].split()[1]
             pvs = [line.split(" pv ")[1].split() for line in lines if line.startswith("info depth")]
             if not pvs or pvs[-1][0] != best:
@@ -119,6 +122,8 @@ def go_mode(args: argparse.Namespace) -> int:
             state.play(move)
     send("quit")
     engine.wait(10)
+    if log is not None:
+        log.close()
     print(f"{args.variant}, '{go_line}', {len(times)} moves in {games} games")
     print(spread("time (ms)", times, ""))
     if movetime is not None:
@@ -193,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     go.add_argument("--go", default="movetime 100", help="what follows 'go' (default movetime 100)")
     go.add_argument("--variant", default="zola")
     go.add_argument("--moves", type=int, default=300, help="moves to measure")
+    go.add_argument("--log", help="write each move's time and the engine's 'search done' here")
     games = sub.add_parser("games", help="clock replay of zengine match output folders")
     games.add_argument("dirs", nargs="+")
     args = parser.parse_args(argv)
