@@ -20,8 +20,11 @@ result, and everything that needs a position raises :class:`PositionError` (``no
 
 from __future__ import annotations
 
+import functools
+import gc
 import sys
 import threading
+import time
 import traceback
 from array import array
 from collections.abc import Callable, Iterable
@@ -398,11 +401,12 @@ class Engine:
 
     def prepare(self) -> None:
         """Load the search and the game's evaluation now (at ``isready``) rather than inside the
-        first ``go``'s time."""
+        first ``go``'s time; then set what is loaded aside from the garbage collector."""
         if self.searching:
             return
         self.searcher()
         self.rules.evaluation()
+        freeze_startup()
 
     def _clear_search(self) -> None:
         if self._searcher is not None:
@@ -459,8 +463,11 @@ class Engine:
         game's error and starts nothing). ``on_info(info)`` is called for every iteration,
         ``on_done(best)`` exactly once, with the best move's text, or None (at once, on this
         thread) if the game is over or there is no position. A search unbounded for the side to
-        move (:meth:`GoLimits.unbounded`) reports only when stopped.
+        move (:meth:`GoLimits.unbounded`) reports only when stopped. The time limits count from
+        the call (the ``go`` line's arrival); the cyclic garbage collector is paused from here
+        until the best move is reported.
         """
+        received = time.perf_counter()
         self._idle()
         state = self.state
         if state is None:
@@ -473,8 +480,9 @@ class Engine:
         searcher = self.searcher()
         evaluate = self.rules.evaluation()
         root = state.copy()
+        resume_gc = pause_gc()
         self._start(
-            self._search,
+            functools.partial(self._search, received=received, resume_gc=resume_gc),
             searcher,
             root,
             limits,
@@ -495,8 +503,12 @@ class Engine:
         moves: list[int] | None,
         on_info: InfoCallback,
         on_done: DoneCallback,
+        *,
+        received: float,
+        resume_gc: bool,
     ) -> None:
-        """The worker thread: search, then report the best move exactly once."""
+        """The worker thread: search, then report the best move exactly once; the garbage
+        collector (if ``resume_gc``) runs again only once the best move is out."""
         texts_of = root.copy()  # the search moves about on ``root``; pv texts come from this one
         best: str | None = None
 
@@ -504,11 +516,18 @@ class Engine:
             on_info(info_of(info, pv_texts(texts_of, info.pv)))
 
         try:
-            result = searcher.search(root, limits, evaluate, moves=moves, stop=stop, on_info=report)
+            result = searcher.search(
+                root, limits, evaluate, moves=moves, stop=stop, on_info=report, start=received
+            )
             if result.best is not None and texts_of.is_legal_move(result.best):
                 best = texts_of.move_text(result.best)
             if self.debug:
-                self.on_debug(f"search done: depth {result.depth} nodes {result.nodes}")
+                spent = (time.perf_counter() - received) * 1000
+                self.on_debug(
+                    f"search done: depth {result.depth} nodes {result.nodes} time {spent:.1f} ms"
+                    f" limits {result.soft_ms}/{result.hard_ms} ms"
+                    f" stall margin {searcher.stall_ms:.1f} ms"
+                )
         except Exception as exc:
             # The last resort of the worker thread, as the session's catch-all is of the reader:
             # a bug in the search is printed with its traceback, and the client still gets the
@@ -519,6 +538,8 @@ class Engine:
             best = legal_moves_text(texts_of)[0]
         chosen = best
         self._report(lambda: on_done(chosen))
+        if resume_gc:
+            gc.enable()
 
     @property
     def search_unbounded(self) -> bool:
@@ -606,6 +627,37 @@ class Engine:
             self.on_debug(f"bench failed: {type(exc).__name__}: {exc}")
             note = "failed"
         self._report(lambda: on_done(note))
+
+
+_frozen = False
+
+
+def freeze_startup() -> None:
+    """Move everything alive now (modules, tables, the game) to the garbage collector's
+    permanent generation, once per process: later collections no longer traverse it (~17,000
+    objects once the search and the evaluations are loaded)."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.collect()
+        gc.freeze()
+
+
+def pause_gc() -> bool:
+    """Disable the cyclic garbage collector for a search; whether it was enabled (and so is to
+    be enabled again after the search).
+
+    A collection inside a search is a pause on the clock: measured (gc.callbacks, 60 moves at
+    movetime 60), one of Zhadu's collections during the searches took 12 ms, and a young
+    collection after a Zhadu search 10-18 ms, where a node takes ~15 us. The search makes no
+    reference cycles (measured: ``gc.collect()`` found 0 unreachable objects after each of 20
+    searches per game with the collector off), so the collector has nothing of the search's
+    to find; with it paused, and what start-up loaded frozen, the collections left run after
+    the bestmove and took at most 0.7 ms (same measurement).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    return enabled
 
 
 def info_of(info: SearchInfo, pv: list[str]) -> Info:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zengine.engine.game import State
-from zengine.engine.timeman import budget
+from zengine.engine.timeman import budget, start_iteration
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -48,8 +48,18 @@ MAX_PLY = 160
 #: A mate ``p`` plies away counts as proven (a bounded search then ends) once an iteration
 #: ``p + MATE_PROOF_PLIES`` deep has found it.
 MATE_PROOF_PLIES = 2
-#: Nodes between two looks at the clock and the stop event (~5 ms at bench speed).
-CHECK_INTERVAL = 128
+#: Nodes between two looks at the clock and the stop event, at first; then the interval is
+#: halved (down to ``CHECK_MIN``) while more than ``CHECK_SECONDS`` pass between two looks and
+#: doubled (up to ``CHECK_MAX``) while less than a quarter of it does. A node takes 12-20 us
+#: on an idle core (bench: 50-86k nps), up to ~150 us in a 10x10 Zola quiescence leaf and
+#: several times that on a loaded machine: a fixed 128 nodes could leave 10-40 ms between looks.
+CHECK_INTERVAL = 64
+CHECK_MIN = 8
+CHECK_MAX = 512
+CHECK_SECONDS = 0.001
+#: The stall margin (``Searcher.stall_ms``) keeps this share of itself per search, so that a
+#: machine's load stays in it for a few searches after the last stall (0.8: a fifth after 7).
+STALL_DECAY = 0.8
 
 #: Late move reductions, from this remaining depth on: the move index (0-based, table move
 #: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
@@ -122,6 +132,9 @@ class SearchResult:
     depth: int
     nodes: int
     pv: list[int] = field(default_factory=list)
+    #: The time limits the search had (ms from the go; None: none), for diagnostics.
+    soft_ms: int | None = None
+    hard_ms: int | None = None
 
 
 def score_of(value: int) -> Score:
@@ -145,6 +158,11 @@ class Searcher:
         self.seed = seed
         #: Milliseconds kept back from every time limit (the Move Overhead option).
         self.overhead_ms = overhead_ms
+        #: The longest stall of recent searches (ms): the time between two looks at the clock
+        #: in which the search thread did not run (a busy machine, another thread holding the
+        #: interpreter), decayed by ``STALL_DECAY`` per search. Kept back from every time limit
+        #: besides the Move Overhead, since a stall can as well come after the last look.
+        self.stall_ms = 0.0
         self._hash_mb = hash_mb
         self._table: list[Entry | None] = []
         self._mask = 0
@@ -194,6 +212,7 @@ class Searcher:
         moves: list[int] | None = None,
         stop: threading.Event | None = None,
         on_info: Callable[[SearchInfo], None] | None = None,
+        start: float | None = None,
     ) -> SearchResult:
         """Search ``state`` within ``limits``; ``state`` is left as it was given.
 
@@ -201,13 +220,17 @@ class Searcher:
         restricts the root to those of them that are legal (all moves if none is); ``stop``
         ends the search once set, and is needed when the limits are unbounded for the side to
         move (:meth:`GoLimits.unbounded`): such a search returns only after ``stop`` is set.
-        ``on_info`` is called after every completed iteration. ``limits.searchmoves`` is not
-        read: the caller turns move texts into ``moves``.
+        ``on_info`` is called after every completed iteration, and for an aborted one whose
+        best move is played: the result's ``best`` is always the first move of the last ``pv``
+        reported. ``start`` is the :func:`time.perf_counter` time the time limits count from
+        (when the ``go`` arrived; default: now). ``limits.searchmoves`` is not read: the caller
+        turns move texts into ``moves``.
         """
         unbounded = limits.unbounded(state.side_to_move)
         if unbounded and stop is None:
             raise ValueError("an unbounded search needs a stop event to end it")
-        start = time.perf_counter()
+        if start is None:
+            start = time.perf_counter()
         root_moves = state.legal_moves()
         if not root_moves:
             return SearchResult(None, Score(cp=0), 0, 0, [])
@@ -240,6 +263,7 @@ class _Search:
     """
 
     __slots__ = (
+        "check_every",
         "eval_cache",
         "evaluate",
         "found_move",
@@ -247,6 +271,8 @@ class _Search:
         "hard_s",
         "history",
         "killers",
+        "last_check",
+        "last_cpu",
         "limits",
         "mask",
         "max_depth",
@@ -261,11 +287,13 @@ class _Search:
         "searcher",
         "seldepth",
         "soft_s",
+        "stall",
         "start",
         "state",
         "stop",
         "stop_set",
         "table",
+        "times",
         "unbounded",
     )
 
@@ -296,7 +324,9 @@ class _Search:
         self.max_qdepth = state.rules.search_parameters().quiescence_depth
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
-        times = budget(limits, state.side_to_move, searcher.overhead_ms)
+        overhead = searcher.overhead_ms + round(searcher.stall_ms)
+        times = budget(limits, state.side_to_move, overhead)
+        self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
         self.unbounded = unbounded
@@ -306,6 +336,13 @@ class _Search:
         self.start = start
         self.nodes = 0
         self.seldepth = 0
+        #: Nodes between two looks at the limits (adapted to the time between looks).
+        self.check_every = CHECK_INTERVAL
+        #: Wall and thread CPU time of the last look at the clock, and the longest stall
+        #: between two looks (seconds).
+        self.last_check = start
+        self.last_cpu = time.thread_time()
+        self.stall = 0.0
         self.next_check = CHECK_INTERVAL
         #: False during depth 1, which always completes whatever the limits.
         self.may_abort = False
@@ -318,9 +355,11 @@ class _Search:
     def iterate(self) -> SearchResult:
         """Search to ever greater depths until a limit ends it; the best move found.
 
-        Depth 1 always completes. A later iteration cut short by a limit still counts its best
+        Depth 1 always completes (past the time limit or a stop, without quiescence: see
+        :meth:`check`). A later iteration cut short by a limit still counts its best
         root move if that was searched to the end and beat the previous best (which is searched
-        first). From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around the last score,
+        first); it is then reported like a completed iteration, so the move played is always
+        the first of the last pv reported. From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around the last score,
         widened to the full window on the side that failed. A bounded search ends by itself
         after its limits, a forced single move under a clock, or a proven mate; an unbounded
         one reports only once ``stop`` is set, however early it runs out of work.
@@ -338,7 +377,7 @@ class _Search:
                 break
             self.found_move = None
             self.seldepth = 0
-            self.next_check = self.nodes + CHECK_INTERVAL
+            self.next_check = self.nodes + self.check_every
             if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
                 self.next_check = self.node_limit
             try:
@@ -358,9 +397,14 @@ class _Search:
                 key = st.key
                 table[key & self.mask] = (key, depth, EXACT, value, self.found_move)
             except _Abort:
-                if self.found_move is not None:
-                    best_move, best_value = self.found_move, self.found_value
-                    pv = [best_move]
+                found = self.found_move
+                if found is not None and found != best_move:
+                    # A move searched to the end at this depth beat the previous best (searched
+                    # first): it is played, so its line is reported first (bestmove is always
+                    # the first move of the last pv printed).
+                    best_move, best_value = found, self.found_value
+                    pv = self.pv(best_move, depth)
+                    self.report(depth, best_value, pv)
                 break
             assert self.found_move is not None  # the full window always finds a best move
             best_move, best_value = self.found_move, value
@@ -374,23 +418,35 @@ class _Search:
                 and depth >= MATE - abs(value) + MATE_PROOF_PLIES
             ):
                 break  # a forced result is proven; deeper iterations would only repeat it
+        searcher = self.searcher
+        searcher.stall_ms = max(self.stall * 1000, searcher.stall_ms * STALL_DECAY)
         if self.unbounded:
             assert self.stop is not None  # Searcher.search refuses an unbounded search without
             self.stop.wait()
-        return SearchResult(best_move, score_of(best_value), completed, self.nodes, pv)
+        times = self.times
+        return SearchResult(
+            best_move,
+            score_of(best_value),
+            completed,
+            self.nodes,
+            pv,
+            soft_ms=times.soft_ms,
+            hard_ms=times.hard_ms,
+        )
 
     def enough_before(self) -> bool:
-        """Whether to start no further iteration: stopped, nodes spent, soft time past, or a
-        single root move with a clock running (asked before every iteration after depth 1)."""
+        """Whether to start no further iteration: stopped, nodes spent, the time management
+        says so (:func:`~zengine.engine.timeman.start_iteration`), or a single root move with
+        a time limit (asked before every iteration after depth 1)."""
         if self.stop_set():
             return True
         if self.node_limit is not None and self.nodes >= self.node_limit:
             return True
         if self.soft_s is not None:
-            if time.perf_counter() - self.start >= self.soft_s:
-                return True
             if not self.unbounded and len(self.root_moves) == 1:
                 return True  # a forced move needs no thought when the clock runs
+            elapsed_ms = (time.perf_counter() - self.start) * 1000
+            return not start_iteration(self.times, elapsed_ms)
         return False
 
     def report(self, depth: int, value: int, pv: list[int]) -> None:
@@ -412,21 +468,52 @@ class _Search:
         )
 
     def check(self) -> None:
-        """Look at the limits every ``CHECK_INTERVAL`` nodes (and exactly at the node limit);
-        raise :class:`_Abort` once one is reached, never during depth 1."""
+        """Look at the clock and the limits every ``check_every`` nodes (and exactly at the
+        node limit); raise :class:`_Abort` once a limit is reached, never during depth 1.
+
+        ``check_every`` follows the time between looks (see ``CHECK_SECONDS``): slow nodes or
+        a busy machine make it smaller, so the hard limit is noticed within about a
+        millisecond of the search's own running time. The wall time between two looks that
+        the thread spent without the CPU is a stall (kept for ``Searcher.stall_ms``).
+        """
         nodes = self.nodes
-        self.next_check = nodes + CHECK_INTERVAL
-        if not self.may_abort:
-            return
-        node_limit = self.node_limit
-        if node_limit is not None:
-            if nodes >= node_limit:
-                raise _Abort
-            if self.next_check > node_limit:
-                self.next_check = node_limit
+        now = time.perf_counter()
+        cpu = time.thread_time()
+        gap = now - self.last_check
+        stall = gap - (cpu - self.last_cpu)
+        if stall > self.stall:
+            self.stall = stall
+        self.last_check = now
+        self.last_cpu = cpu
+        every = self.check_every
+        if gap > CHECK_SECONDS:
+            if every > CHECK_MIN:
+                every >>= 1
+        elif gap < CHECK_SECONDS / 4 and every < CHECK_MAX:
+            every <<= 1
+        self.check_every = every
+        next_check = nodes + every
         hard_s = self.hard_s
-        if self.stop_set() or (hard_s is not None and time.perf_counter() - self.start >= hard_s):
-            raise _Abort
+        if self.may_abort:
+            node_limit = self.node_limit
+            if node_limit is not None:
+                if nodes >= node_limit:
+                    raise _Abort
+                if next_check > node_limit:
+                    next_check = node_limit
+            if self.stop_set():
+                raise _Abort
+            if hard_s is not None and now - self.start >= hard_s:
+                raise _Abort
+        elif self.max_qdepth and (
+            self.stop_set() or (hard_s is not None and now - self.start >= hard_s)
+        ):
+            # Depth 1 always completes; past the time limit (or told to stop) the rest of it
+            # evaluates its leaves without quiescence, about a node per root move. Measured
+            # with 2 CPU burners beside a match: depth 1 of Zola took 300-1000 nodes and up to
+            # 120 ms while the engine had ~7% of a core, the only cause of late moves left.
+            self.max_qdepth = 0
+        self.next_check = next_check
 
     # --- the tree ----------------------------------------------------------------------------
     def root(self, depth: int, alpha: int, beta: int) -> int:

@@ -1,8 +1,17 @@
-"""Time management as a pure function: budgets from limits, without any clock."""
+"""Time management as pure functions: budgets from limits, without any clock."""
 
 from __future__ import annotations
 
-from zengine.engine.timeman import DEFAULT_MOVES_TO_GO, TimeBudget, budget
+import pytest
+
+from zengine.engine.timeman import (
+    DEFAULT_MOVES_TO_GO,
+    HARD_FACTOR,
+    NEXT_ITERATION_PERCENT,
+    TimeBudget,
+    budget,
+    start_iteration,
+)
 from zengine.engine.values import GoLimits
 
 
@@ -26,41 +35,119 @@ def test_movetime_is_met_within_the_overhead() -> None:
 def test_only_the_side_to_move_clock_counts() -> None:
     mine = budget(GoLimits(p1time=60_000, p2time=1_000), 0, 0)
     theirs = budget(GoLimits(p1time=1_000, p2time=60_000), 1, 0)
-    assert mine == theirs
+    assert mine == theirs and mine.clock
     assert mine.soft_ms == 60_000 // DEFAULT_MOVES_TO_GO
     assert budget(GoLimits(p2time=60_000), 0, 0) == TimeBudget(None, None)
 
 
-def test_soft_below_hard_below_half_the_clock() -> None:
-    for clock in (100, 1_000, 10_000, 100_000):
-        for inc in (0, 100, 1_000):
-            for mtg in (None, 2, 10, 40):
-                b = budget(GoLimits(p1time=clock, p1inc=inc, movestogo=mtg), 0, 30)
-                assert 0 <= b.soft_ms <= b.hard_ms <= max(0, clock - 30)
+CLOCKS = (0, 30, 100, 1_000, 10_000, 100_000)
+INCREMENTS = (0, 10, 30, 100, 1_000)
+MOVES_TO_GO = (None, 1, 2, 10, 40, 100)
 
 
-def test_increment_adds_time() -> None:
-    without = budget(GoLimits(p1time=10_000), 0, 0)
-    with_inc = budget(GoLimits(p1time=10_000, p1inc=1_000), 0, 0)
-    assert with_inc.soft_ms > without.soft_ms and with_inc.hard_ms >= without.hard_ms
+@pytest.mark.parametrize("overhead", [0, 30, 100])
+def test_soft_below_hard_below_a_share_of_the_clock(overhead: int) -> None:
+    for clock in CLOCKS:
+        for inc in INCREMENTS:
+            for mtg in MOVES_TO_GO:
+                b = budget(GoLimits(p1time=clock, p1inc=inc, movestogo=mtg), 0, overhead)
+                assert b.soft_ms is not None and b.hard_ms is not None
+                later = 0 if mtg is None else (min(mtg, 50) - 1) * max(0, overhead - inc)
+                available = max(0, clock - overhead - later)
+                assert 0 <= b.soft_ms <= b.hard_ms <= HARD_FACTOR * b.soft_ms
+                # A fifth of what is left at most; up to 80% on the last move before a control.
+                share = 0.8 if mtg == 1 else 0.4 if mtg == 2 else 0.2
+                assert b.hard_ms <= available * share
+
+
+def test_increment_beyond_the_overhead_adds_time() -> None:
+    without = budget(GoLimits(p1time=10_000), 0, 30)
+    with_inc = budget(GoLimits(p1time=10_000, p1inc=1_000), 0, 30)
+    assert with_inc.soft_ms > without.soft_ms and with_inc.hard_ms > without.hard_ms
+    # Every move pays the overhead: an increment no larger than it is no time to plan on.
+    assert budget(GoLimits(p1time=10_000, p1inc=30), 0, 30) == without
 
 
 def test_movestogo_spreads_the_clock() -> None:
     few = budget(GoLimits(p2time=10_000, movestogo=2), 1, 0)
     many = budget(GoLimits(p2time=10_000, movestogo=20), 1, 0)
-    assert few.soft_ms > many.soft_ms
+    assert few.soft_ms > many.soft_ms and few.hard_ms > many.hard_ms
     last = budget(GoLimits(p2time=10_000, movestogo=1), 1, 100)
-    assert last.hard_ms == 9_900 and last.soft_ms < last.hard_ms
+    assert last.hard_ms == 9_900 * 8 // 10
+    assert budget(GoLimits(p2time=10_000, movestogo=1_000), 1, 0) == budget(
+        GoLimits(p2time=10_000, movestogo=50), 1, 0
+    )
 
 
 def test_negative_or_exhausted_clock_gives_zero() -> None:
-    assert budget(GoLimits(p1time=-500, p1inc=0), 0, 30) == TimeBudget(0, 0)
-    assert budget(GoLimits(p1time=20), 0, 30) == TimeBudget(0, 0)
+    assert budget(GoLimits(p1time=-500, p1inc=0), 0, 30) == TimeBudget(0, 0, clock=True)
+    assert budget(GoLimits(p1time=20), 0, 30) == TimeBudget(0, 0, clock=True)
     assert budget(GoLimits(p1time=-500, p1inc=-3), 0, 30).hard_ms == 0
 
 
 def test_movetime_and_clock_take_the_tighter() -> None:
     b = budget(GoLimits(movetime=5_000, p1time=2_000), 0, 0)
-    assert b.hard_ms <= 1_000 and b.soft_ms <= b.hard_ms
+    assert b.hard_ms <= 400 and b.soft_ms <= b.hard_ms and b.clock
     b = budget(GoLimits(movetime=50, p1time=600_000), 0, 0)
-    assert b == TimeBudget(50, 50)
+    assert b == TimeBudget(50, 50, clock=True)
+
+
+#: (base, increment, moves per period) of the simulated games.
+GAME_CLOCKS = [
+    (1_000, 10, None),  # the clock of `zengine match --each tc=1+0.01`
+    (1_000, 50, None),
+    (2_000, 50, None),
+    (100, 100, None),
+    (10_000, 100, None),
+    (60_000, 0, 40),
+    (1_000, 0, 10),
+    (5_000, 30, 5),
+]
+
+
+@pytest.mark.parametrize(
+    ("base", "inc", "period", "overhead"),
+    [
+        (base, inc, period, overhead)
+        for base, inc, period in GAME_CLOCKS
+        for overhead in (10, 30, 100)
+        # In sudden death with an increment below the per-move loss, any clock runs out.
+        if period is not None or inc >= overhead
+    ],
+)
+def test_worst_case_games_never_flag(base: int, inc: int, period: int | None, overhead: int):
+    """Every search runs to its hard limit and then loses the whole Move Overhead on top (the
+    worst the engine allows itself): no move ever takes more than the clock holds, for 300
+    moves, when the increment covers the overhead or the time control refills the clock."""
+    clock = base
+    for move in range(300):
+        mtg = None if period is None else period - move % period
+        b = budget(GoLimits(p1time=clock, p1inc=inc, movestogo=mtg), 0, overhead)
+        assert b.hard_ms is not None
+        spent = b.hard_ms + overhead
+        assert spent <= clock, f"move {move}: {spent} ms spent of {clock}"
+        clock += inc - spent
+        if period is not None and mtg == 1:
+            clock += base
+
+
+def test_the_1s_clock_is_spread_over_the_game() -> None:
+    """At 1+0.05 a move takes at most a small share of the clock: not ~305 ms of 1000."""
+    b = budget(GoLimits(p1time=1_000, p2time=1_000, p1inc=50, p2inc=50), 0, 30)
+    assert b.soft_ms < 80 and b.hard_ms <= 200
+
+
+def test_no_iteration_after_the_soft_limit() -> None:
+    assert start_iteration(TimeBudget(None, None), 1e9)
+    assert start_iteration(TimeBudget(100, 100), 99.9)
+    assert not start_iteration(TimeBudget(100, 100), 100)
+    assert not start_iteration(TimeBudget(100, 300, clock=True), 150)
+
+
+def test_under_a_clock_no_iteration_predicted_to_end_late() -> None:
+    times = TimeBudget(150, 450, clock=True)
+    latest = 150 * 100 / (100 + NEXT_ITERATION_PERCENT)
+    assert start_iteration(times, latest)
+    assert not start_iteration(times, latest + 0.01)
+    # Under movetime alone the unspent time is lost: the search goes on to the limit.
+    assert start_iteration(TimeBudget(300, 300), 299)
