@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 
+import naive_zhadu
 import naive_zola
 import pytest
 
-from zengine.engine import zola_eval
+from zengine.engine import zhadu_eval, zola_eval
 from zengine.engine.search import MATE_BOUND
 from zengine.engine.variants import make_rules, variant_names
 from zengine.engine.zola import ZolaState
@@ -98,6 +99,60 @@ def test_zola_material_counts() -> None:
     ahead = rules.parse_position("r4r/6/6/6/6/r4b r")
     behind = rules.parse_position("r4r/6/6/6/6/r4b b")
     assert evaluate(ahead) > 100 and evaluate(behind) < -100
+
+
+def naive_zhadu_evaluation(position: str, links: str) -> int:
+    """The Zhadu evaluation as its docstring describes it, term by term, from the walks of the
+    naive referee (tests/naive_zhadu.py) stone by stone."""
+    game = naive_zhadu.NaiveGame(position, links)
+    me = game.side
+    other = naive_zhadu.OTHER[me]
+    reach = {me: set(), other: set()}
+    mobility = 0
+    for point, (colour, stone) in game.stones.items():
+        lengths = [1, 2, 3] if stone == "123" else [int(stone)]
+        ends = set().union(*(game.ends(point, length) for length in lengths))
+        # where it may end, its own side's stones (its own point too) left out
+        ends = {e for e in ends if game.stones.get(e, ("", ""))[0] != colour}
+        reach[colour] |= ends
+        mobility += len(ends) if colour == me else -len(ends)
+    score = mobility * zhadu_eval.MOBILITY
+    if game.ply < 10:
+        return score
+
+    def wins(colour: str) -> set[str]:
+        first = game.first[colour]
+        if first is None:
+            return {"4"}
+        return {s for s in naive_zhadu.STONES if s != first and game.completes(first, s)}
+
+    stones = {
+        colour: {p: s for p, (c, s) in game.stones.items() if c == colour} for colour in reach
+    }
+    our_targets = {p for p, s in stones[other].items() if s in wins(me)}
+    their_targets = {p for p, s in stones[me].items() if s in wins(other)}
+    score += (len(stones[me]) - len(stones[other])) * zhadu_eval.STONE
+    score += (len(our_targets) - len(their_targets)) * zhadu_eval.TARGET
+    if reach[me] & our_targets:
+        return zhadu_eval.WIN_NEXT + score // 10
+    threats = len(reach[other] & their_targets)
+    score -= threats * zhadu_eval.THREAT + (zhadu_eval.DOUBLE_THREAT if threats >= 2 else 0)
+    exposed = len(reach[me] & set(stones[other])) - len(reach[other] & set(stones[me]))
+    return score + exposed * zhadu_eval.EXPOSED
+
+
+@pytest.mark.parametrize("variant,links", [("zhadu", "full"), ("zhadu-star", "star")])
+def test_zhadu_evaluation_matches_the_naive_one(variant: str, links: str) -> None:
+    evaluate = make_rules(variant).evaluation()
+    checked = won_next = 0
+    for state in playout_states(variant, 200, seed=7):
+        if state.outcome() is None:
+            position = state.position_text()
+            value = evaluate(state)
+            assert value == naive_zhadu_evaluation(position, links), position
+            checked += 1
+            won_next += value > zhadu_eval.WIN_NEXT // 2
+    assert checked > 100 and won_next > 0
 
 
 def test_zhadu_symmetric_start_of_movement_is_level() -> None:
