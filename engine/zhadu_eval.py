@@ -34,9 +34,9 @@ EXPOSED = 30
 #: Per destination of one's stones.
 MOBILITY = 3
 
-#: first capture kind (-1 none) -> bitmask of enemy kinds whose capture wins.
+#: first capture kind (-1 none) -> the enemy kinds whose capture wins, as a tuple.
 _WIN_KINDS = tuple(
-    sum(1 << k for k, v in enumerate(VALUES) if v in winning_values(None if f < 0 else VALUES[f]))
+    tuple(k for k, v in enumerate(VALUES) if v in winning_values(None if f < 0 else VALUES[f]))
     for f in range(-1, 5)
 )
 
@@ -54,68 +54,64 @@ def evaluate(state: ZhaduState) -> int:
     # One pass over both sides' stones (measured: the evaluation is ~40% of Zhadu search time,
     # and separate passes per side and per term cost a third more). The memo lookup of
     # Geometry.destinations is inlined for both sides: calling the method instead measured
-    # 6-15% slower over 1,584 random movement positions.
+    # 6-15% slower over 1,584 random movement positions. The 1 (kind 0) steps, it needs no memo.
     base_us = 5 * us
     base_them = 5 - base_us
     free_us = FULL ^ own_bits
     free_them = FULL ^ their_bits
     our_reach = their_reach = 0
     mobility = 0
-    for kind in range(5):
+    p = pos[base_us]
+    if p >= 0:
+        our_reach = steps[p] & free_us
+        mobility = our_reach.bit_count()
+    p = pos[base_them]
+    if p >= 0:
+        their_reach = steps[p] & free_them
+        mobility -= their_reach.bit_count()
+    for kind in (1, 2, 3, 4):
         p = pos[base_us + kind]
         if p >= 0:
-            if kind:
-                j = 5 * p + kind
-                ck = (occupied & ball[j]) | j << 32
-                ends = cache.get(ck)
-                if ends is None:
-                    ends = cache[ck] = g.finals(p, kind, occupied)
-            else:
-                ends = steps[p]
+            j = 5 * p + kind
+            ck = (occupied & ball[j]) | j << 32
+            ends = cache.get(ck)
+            if ends is None:
+                ends = g.remember(ck, p, kind, occupied)
             ends &= free_us
             our_reach |= ends
             mobility += ends.bit_count()
         p = pos[base_them + kind]
         if p >= 0:
-            if kind:
-                j = 5 * p + kind
-                ck = (occupied & ball[j]) | j << 32
-                ends = cache.get(ck)
-                if ends is None:
-                    ends = cache[ck] = g.finals(p, kind, occupied)
-            else:
-                ends = steps[p]
+            j = 5 * p + kind
+            ck = (occupied & ball[j]) | j << 32
+            ends = cache.get(ck)
+            if ends is None:
+                ends = g.remember(ck, p, kind, occupied)
             ends &= free_them
             their_reach |= ends
             mobility -= ends.bit_count()
     score = mobility * MOBILITY
     if state.ply < SETUP_PLIES:
         return score
-    our_wins = _WIN_KINDS[state.first[us] + 1]
-    their_wins = _WIN_KINDS[state.first[us ^ 1] + 1]
-    stones = targets = 0
-    attacked_them = attacked_us = 0
-    for kind in range(5):
-        p = pos[base_us + kind]
-        if p >= 0:
-            stones += 1
-            if their_wins >> kind & 1:
-                targets -= 1
-            if their_reach >> p & 1:
-                attacked_us |= 1 << kind
+    # The stones whose capture would win, by point: the other terms are popcounts of reach
+    # and stones (each stone is one point), with no pass testing each stone (measured with
+    # cachegrind: with the 1 outside the loop, 24-28% fewer instructions per evaluation).
+    our_targets = their_targets = 0
+    for kind in _WIN_KINDS[state.first[us] + 1]:
         p = pos[base_them + kind]
         if p >= 0:
-            stones -= 1
-            if our_wins >> kind & 1:
-                targets += 1
-            if our_reach >> p & 1:
-                attacked_them |= 1 << kind
-    score += stones * STONE + targets * TARGET
-    if attacked_them & our_wins:
+            our_targets |= 1 << p
+    for kind in _WIN_KINDS[state.first[us ^ 1] + 1]:
+        p = pos[base_us + kind]
+        if p >= 0:
+            their_targets |= 1 << p
+    score += (own_bits.bit_count() - their_bits.bit_count()) * STONE
+    score += (our_targets.bit_count() - their_targets.bit_count()) * TARGET
+    if our_reach & our_targets:
         return WIN_NEXT + score // 10
-    threats = (attacked_us & their_wins).bit_count()
+    threats = (their_reach & their_targets).bit_count()
     if threats >= 2:
         score -= DOUBLE_THREAT
     score -= threats * THREAT
-    score += (attacked_them.bit_count() - attacked_us.bit_count()) * EXPOSED
-    return score
+    exposed = (our_reach & their_bits).bit_count() - (their_reach & own_bits).bit_count()
+    return score + exposed * EXPOSED

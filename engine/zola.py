@@ -16,6 +16,15 @@ compares distances is folded into masks precomputed per board size at import
 Move generation therefore works on whole bitboards, one shift per direction and slide length,
 independent of how many checkers there are (measured: about 3x faster than per-checker rays
 on the 6x6 start position).
+
+A state keeps each side's checkers *doubled* (:attr:`ZolaState.doubled`): the board as it is in
+the low bits and turned a half turn (square ``sq`` -> ``n*n - 1 - sq``) from bit
+``Geometry.lane``. The half turn maps each direction with a negative shift onto the opposite one,
+so one left shift by ``s`` moves both images along an axis at once: counting the moves
+(:func:`count_moves`) and the evaluation's capture rays walk 4 axes instead of 8 directions
+(measured: move counting 1.55x faster on positions from the bench searches). Keeping the
+second image costs nothing in ``play``/``undo``: a move XORs one precomputed int per square
+(``Geometry.twin``) where it shifted a bit before.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, cast
 
 from zengine.engine.game import (
@@ -70,6 +79,46 @@ class Geometry:
     side_key: int
     # per square: (file, rank), for checking single moves (State.is_legal_move)
     coords: tuple[tuple[int, int], ...]
+    # The doubled boards (see the module docstring): where the half-turned image starts, both
+    # images of the whole board, and per square its bit in each image.
+    lane: int
+    full2: int
+    twin: tuple[int, ...]
+    # per axis (a direction with a positive shift and its opposite, half-turned): the step's
+    # (shift, may-step-from mask) and per slide length k (k * shift, may-capture-from mask,
+    # onward mask), all masks doubled. The onward mask is slide_up's may-slide-further mask
+    # shifted to the k-th square of the slide: the slide goes on from the squares of
+    # ``(empty & onward) >> shift``. Masking before the right shift keeps it inside its image.
+    axes: tuple[tuple[int, int, tuple[tuple[int, int, int], ...]], ...]
+    # per side: move -> (XOR for the mover's doubled board, XOR for the opponent's, XOR for the
+    # key), filled by :meth:`change` as moves are first played (at most 1,965 per side, on
+    # 10x10: every step and capture the board allows, and the pass).
+    changes: tuple[dict[int, tuple[int, int, int]], ...] = field(compare=False)
+
+    def change(self, side: int, move: int) -> tuple[int, int, int]:
+        """What playing ``move`` with ``side`` XORs into the doubled boards and the key,
+        remembered in :attr:`changes`."""
+        own = opp = 0
+        key = self.side_key
+        if move != PASS:
+            fr, to = move & _SQ, (move >> 7) & _SQ
+            own = self.twin[fr] ^ self.twin[to]
+            key ^= self.zobrist[side][fr] ^ self.zobrist[side][to]
+            if move & CAPTURE:
+                opp = self.twin[to]
+                key ^= self.zobrist[side ^ 1][to]
+        found = self.changes[side][move] = (own, opp, key)
+        return found
+
+    def double(self, board: int) -> int:
+        """A plain bitboard doubled: both images of the same checkers."""
+        twin = self.twin
+        doubled = 0
+        while board:
+            low = board & -board
+            doubled |= twin[low.bit_length() - 1]
+            board ^= low
+        return doubled
 
 
 def _build(n: int) -> Geometry:
@@ -118,6 +167,27 @@ def _build(n: int) -> Geometry:
             blue |= 1 << sq
     rng = random.Random(0x5A01A000 + n)
     zobrist = tuple(tuple(rng.getrandbits(64) for _ in range(n * n)) for _ in range(2))
+    squares = n * n
+    # The images are adjacent: every shift of a doubled board is masked first to the squares
+    # whose target lies on the board, so no bit crosses into the other image (measured:
+    # adjacent images instead of a board's width apart, 12% fewer instructions in the
+    # evaluation on 10x10, whose ints shrink from 27 to 14 digits).
+    lane = squares
+
+    def doubled(up: int, down: int) -> int:
+        # ``up`` as it is, ``down`` turned a half turn (bit sq -> squares - 1 - sq) above it
+        return up | int(f"{down:0{squares}b}"[::-1], 2) << lane
+
+    opposite = {shift: (mask, runs) for (shift, mask), runs in zip(step_down, slide_down)}
+    axes = []
+    for (shift, mask), runs in zip(step_up, slide_up):
+        down_mask, down_runs = opposite[shift]
+        assert len(down_runs) == len(runs), "the board is symmetric under the half turn"
+        doubled_runs = tuple(
+            (k_shift, doubled(capture, d_capture), doubled(further, d_further) << k_shift)
+            for (k_shift, capture, further), (_, d_capture, d_further) in zip(runs, down_runs)
+        )
+        axes.append((shift, doubled(mask, down_mask), doubled_runs))
     return Geometry(
         n=n,
         full=(1 << (n * n)) - 1,
@@ -130,6 +200,11 @@ def _build(n: int) -> Geometry:
         zobrist=zobrist,  # type: ignore[arg-type]
         side_key=rng.getrandbits(64),
         coords=tuple((sq % n, sq // n) for sq in range(n * n)),
+        lane=lane,
+        full2=doubled((1 << squares) - 1, (1 << squares) - 1),
+        twin=tuple(doubled(1 << sq, 1 << sq) for sq in range(squares)),
+        axes=tuple(axes),
+        changes=({}, {}),
     )
 
 
@@ -137,27 +212,23 @@ GEOMETRY: dict[int, Geometry] = {n: _build(n) for n in SIZES}
 
 
 def count_moves(g: Geometry, own: int, opp: int) -> int:
-    """How many steps and captures ``own`` has against ``opp`` (pass not counted)."""
-    empty = g.full & ~(own | opp)
+    """How many steps and captures ``own`` has against ``opp`` (pass not counted); both sides'
+    checkers doubled (:attr:`ZolaState.doubled`), so each axis counts both its directions."""
+    empty = g.full2 ^ (own | opp)
     count = 0
-    for shift, mask in g.step_up:
-        count += (((own & mask) << shift) & empty).bit_count()
-    for shift, mask in g.step_down:
-        count += (((own & mask) >> shift) & empty).bit_count()
-    for slides in g.slide_up:
+    for step, step_from, slides in g.axes:
+        count += (((own & step_from) << step) & empty).bit_count()
         sliding = own
-        for shift, may_capture, further in slides:
-            count += (((sliding & may_capture) << shift) & opp).bit_count()
-            sliding &= (empty >> shift) & further
+        ends = 0
+        for shift, may_capture, onward in slides:
+            ends |= (sliding & may_capture) << shift
+            sliding &= (empty & onward) >> shift
             if not sliding:
                 break
-    for slides in g.slide_down:
-        sliding = own
-        for shift, may_capture, further in slides:
-            count += (((sliding & may_capture) >> shift) & opp).bit_count()
-            sliding &= (empty << shift) & further
-            if not sliding:
-                break
+        # Where the slides end: those on an enemy checker are the captures, one per slide, as a
+        # checker nearer along the same line would have stopped the farther one (measured:
+        # one count per axis instead of one per length, 5-9% fewer instructions).
+        count += (ends & opp).bit_count()
     return count
 
 
@@ -166,15 +237,20 @@ def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False)
     empty = g.full & ~(own | opp)
     moves: list[int] = []
     append = moves.append
+    # A move from ``to - shift`` to ``to`` is ``(to - shift) | to << 7 | flag``, which is
+    # ``to * 129 - shift + flag``: with ``bit_length() = to + 1`` and the constant folded per
+    # slide, 3 operations per move instead of 6 (measured: 10-16% fewer instructions for the
+    # captures of bench positions).
     for slides in g.slide_up:
         sliding = own
         for shift, may_capture, further in slides:
             targets = ((sliding & may_capture) << shift) & opp
-            while targets:
-                bit = targets & -targets
-                to = bit.bit_length() - 1
-                targets ^= bit
-                append((to - shift) | (to << 7) | CAPTURE)
+            if targets:
+                base = _CAPTURE_BASE - shift
+                while targets:
+                    bit = targets & -targets
+                    targets ^= bit
+                    append(bit.bit_length() * 129 + base)
             sliding &= (empty >> shift) & further
             if not sliding:
                 break
@@ -182,11 +258,12 @@ def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False)
         sliding = own
         for shift, may_capture, further in slides:
             targets = ((sliding & may_capture) >> shift) & opp
-            while targets:
-                bit = targets & -targets
-                to = bit.bit_length() - 1
-                targets ^= bit
-                append((to + shift) | (to << 7) | CAPTURE)
+            if targets:
+                base = _CAPTURE_BASE + shift
+                while targets:
+                    bit = targets & -targets
+                    targets ^= bit
+                    append(bit.bit_length() * 129 + base)
             sliding &= (empty << shift) & further
             if not sliding:
                 break
@@ -194,19 +271,23 @@ def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False)
         return moves
     for shift, mask in g.step_up:
         targets = ((own & mask) << shift) & empty
+        base = -129 - shift
         while targets:
             bit = targets & -targets
-            to = bit.bit_length() - 1
             targets ^= bit
-            append((to - shift) | (to << 7))
+            append(bit.bit_length() * 129 + base)
     for shift, mask in g.step_down:
         targets = ((own & mask) >> shift) & empty
+        base = -129 + shift
         while targets:
             bit = targets & -targets
-            to = bit.bit_length() - 1
             targets ^= bit
-            append((to + shift) | (to << 7))
+            append(bit.bit_length() * 129 + base)
     return moves
+
+
+#: See generate_moves: the move of a capture onto ``to`` less ``129 * (to + 1)``.
+_CAPTURE_BASE = CAPTURE - 129
 
 
 _MOVE_RE = re.compile(r"([a-z])([0-9]{1,2})([-x]?)([a-z])([0-9]{1,2})")
@@ -326,41 +407,54 @@ class ZolaRules(Rules):
 
 
 class ZolaState(State):
-    """A Zola position with make/unmake and an incremental Zobrist key."""
+    """A Zola position with make/unmake and an incremental Zobrist key.
 
-    __slots__ = ("_key", "boards", "g", "rules", "stack", "stm")
+    ``doubled[side]`` holds a side's checkers doubled (the module docstring says how);
+    :attr:`boards` gives them as plain bitboards.
+    """
+
+    __slots__ = ("_key", "doubled", "g", "rules", "stack", "stm")
 
     def __init__(self, rules: ZolaRules, red: int, blue: int, stm: int) -> None:
         self.rules = rules
-        self.g = rules.geometry
-        self.boards = [red, blue]
+        g = self.g = rules.geometry
+        self.doubled = [g.double(red), g.double(blue)]
         self.stm = stm
         self.stack: list[int] = []
-        z0, z1 = self.g.zobrist
-        key = rules.key_salt ^ (self.g.side_key if stm else 0)
-        for sq in range(self.g.n * self.g.n):
+        z0, z1 = g.zobrist
+        key = rules.key_salt ^ (g.side_key if stm else 0)
+        for sq in range(g.n * g.n):
             if red >> sq & 1:
                 key ^= z0[sq]
             elif blue >> sq & 1:
                 key ^= z1[sq]
         self._key = key
 
+    @property
+    def boards(self) -> list[int]:
+        """Red's and Blue's checkers as plain bitboards (bit ``sq``), in a new list."""
+        full = self.g.full
+        red, blue = self.doubled
+        return [red & full, blue & full]
+
     # --- moves -------------------------------------------------------------------------------
     def legal_moves(self) -> list[int]:
-        own, opp = self.boards[self.stm], self.boards[self.stm ^ 1]
+        full = self.g.full
+        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
         if not own or not opp:
             return []
         moves = generate_moves(self.g, own, opp)
         return moves if moves else [PASS]
 
     def captures(self) -> list[int]:
-        own, opp = self.boards[self.stm], self.boards[self.stm ^ 1]
+        full = self.g.full
+        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
         if not own or not opp:
             return []
         return generate_moves(self.g, own, opp, captures_only=True)
 
     def count_moves(self) -> int:
-        own, opp = self.boards[self.stm], self.boards[self.stm ^ 1]
+        own, opp = self.doubled[self.stm], self.doubled[self.stm ^ 1]
         if not own or not opp:
             return 0
         return count_moves(self.g, own, opp) or 1
@@ -373,7 +467,7 @@ class ZolaState(State):
             return False
         g = self.g
         fr, to = move & _SQ, (move >> 7) & _SQ
-        own, opp = self.boards[self.stm], self.boards[self.stm ^ 1]
+        own, opp = self.doubled[self.stm] & g.full, self.doubled[self.stm ^ 1] & g.full
         if fr >= len(g.d2) or to >= len(g.d2) or not own >> fr & 1 or not opp:
             return False
         (f, r), (tf, tr) = g.coords[fr], g.coords[to]
@@ -391,41 +485,45 @@ class ZolaState(State):
     def is_capture(self, move: int) -> bool:
         return bool(move & CAPTURE)
 
+    def capture_value(self, move: int) -> int:
+        """1 for a capture, 0 for a step or pass: every checker is worth the same.
+
+        Overridden only to skip the default's call of :meth:`is_capture`: the search calls
+        this for every move it orders (measured: 1.16 million calls in a Zola bench run)."""
+        return move >> 14 & 1
+
     def play(self, move: int) -> None:
+        # One lookup of what the move XORs into boards and key: measured 35-40% fewer
+        # instructions per play and undo than working it out from the move each time.
         stm = self.stm
-        if move != PASS:
-            fr = move & _SQ
-            to = (move >> 7) & _SQ
-            zob = self.g.zobrist
-            if move & CAPTURE:
-                self.boards[stm ^ 1] ^= 1 << to
-                self._key ^= zob[stm ^ 1][to]
-            self.boards[stm] ^= (1 << fr) | (1 << to)
-            self._key ^= zob[stm][fr] ^ zob[stm][to]
+        change = self.g.changes[stm].get(move)
+        if change is None:
+            change = self.g.change(stm, move)
+        own, opp, key = change
+        doubled = self.doubled
+        doubled[stm] ^= own
+        if opp:
+            doubled[stm ^ 1] ^= opp
+        self._key ^= key
         self.stm = stm ^ 1
-        self._key ^= self.g.side_key
         self.stack.append(move)
 
     def undo(self) -> None:
         move = self.stack.pop()
-        stm = self.stm ^ 1  # the side that made the move
+        stm = self.stm ^ 1  # the side that made the move, which put the move in changes
         self.stm = stm
-        self._key ^= self.g.side_key
-        if move != PASS:
-            fr = move & _SQ
-            to = (move >> 7) & _SQ
-            zob = self.g.zobrist
-            self.boards[stm] ^= (1 << fr) | (1 << to)
-            self._key ^= zob[stm][fr] ^ zob[stm][to]
-            if move & CAPTURE:
-                self.boards[stm ^ 1] ^= 1 << to
-                self._key ^= zob[stm ^ 1][to]
+        own, opp, key = self.g.changes[stm][move]
+        doubled = self.doubled
+        doubled[stm] ^= own
+        if opp:
+            doubled[stm ^ 1] ^= opp
+        self._key ^= key
 
     def copy(self) -> ZolaState:
         other = object.__new__(ZolaState)
         other.rules = self.rules
         other.g = self.g
-        other.boards = list(self.boards)
+        other.doubled = list(self.doubled)
         other.stm = self.stm
         other._key = self._key
         other.stack = list(self.stack)
@@ -433,7 +531,7 @@ class ZolaState(State):
 
     # --- state -------------------------------------------------------------------------------
     def outcome(self) -> Outcome | None:
-        red, blue = self.boards
+        red, blue = self.doubled
         if not blue:
             return RED_WINS
         if not red:
@@ -442,7 +540,7 @@ class ZolaState(State):
 
     def checkers(self, side: int) -> int:
         """The bitboard of one side's checkers (0 = Red, 1 = Blue)."""
-        return self.boards[side]
+        return self.doubled[side] & self.g.full
 
     # --- text --------------------------------------------------------------------------------
     def square_name(self, sq: int) -> str:

@@ -14,11 +14,18 @@ attacks.
 
 Cost matters more than finesse here: the evaluation runs at nearly every node (measured: over
 80% of search time with a version that also computed guards and per-checker placement). All
-terms are whole-bitboard operations: popcounts of ring masks, one pass over the capture rays for
-both sides together, one shift per step direction.
+terms are whole-bitboard operations on one int holding four boards: the side to move's
+checkers, the same turned a half turn, and the opponent's two (the state keeps each side
+doubled, see engine/zola.py). One pass over the 4 axes then follows the capture rays and steps
+of both sides in all 8 directions at once; one bit reversal at the end turns the captures found
+in the half-turned images back (measured with cachegrind over 1,000 positions of the bench
+searches per board: 1.9-2.0x fewer instructions than the earlier pass per direction, with
+each side's boards in ints of their own).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from zengine.engine.zola import GEOMETRY, Geometry, ZolaState
 
@@ -52,55 +59,98 @@ def _bands(g: Geometry) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-_BANDS = {n: _bands(g) for n, g in GEOMETRY.items()}
+#: Byte -> the byte with its bits in reverse order (the last step of reversing a whole int).
+_REVERSED_BYTE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
 
 
-def capture_targets(g: Geometry, own: int, opp: int) -> tuple[int, int]:
-    """(enemy checkers ``own`` can capture now, own checkers ``opp`` can capture now)."""
-    empty = g.full & ~(own | opp)
-    ours = theirs = 0
-    for slides in g.slide_up:
-        a, b = own, opp
-        for shift, may_capture, further in slides:
-            ours |= ((a & may_capture) << shift) & opp
-            theirs |= ((b & may_capture) << shift) & own
-            run = (empty >> shift) & further
-            a &= run
-            b &= run
-            if not (a or b):
-                break
-    for slides in g.slide_down:
-        a, b = own, opp
-        for shift, may_capture, further in slides:
-            ours |= ((a & may_capture) >> shift) & opp
-            theirs |= ((b & may_capture) >> shift) & own
-            run = (empty << shift) & further
-            a &= run
-            b &= run
-            if not (a or b):
-                break
-    return ours, theirs
+@dataclass(frozen=True)
+class _Tables:
+    """One board size's masks for four boards in one int, at bits 0, lane, 2 lane, 3 lane:
+    own, own turned, opponent, opponent turned."""
+
+    full: int
+    full2: int
+    #: Where the opponent's two boards start (2 lanes).
+    opponent: int
+    #: Squares of every board in the low image of each side, for material and bands.
+    material: int
+    bands: tuple[tuple[int, int], ...]
+    #: The constant that material and band popcounts over ``own | ~opp`` carry (see evaluate).
+    offset: int
+    #: Geometry.axes with every mask for both sides.
+    axes: tuple[tuple[int, int, tuple[tuple[int, int, int], ...]], ...]
+    #: Bytes of the four boards, and where a reversed image starts (own's, the opponent's).
+    size: int
+    own_turned: int
+    opp_turned: int
+
+
+def _tables(g: Geometry) -> _Tables:
+    squares = g.n * g.n
+    opponent = 2 * g.lane
+
+    def both(mask: int) -> int:
+        return mask | mask << opponent
+
+    bands = _bands(g)
+    return _Tables(
+        full=g.full,
+        full2=g.full2,
+        opponent=opponent,
+        material=both(g.full),
+        bands=tuple((both(mask), bonus) for mask, bonus in bands),
+        offset=-squares * CHECKER - sum(mask.bit_count() * bonus for mask, bonus in bands),
+        axes=tuple(
+            (step, both(step_from), tuple((k, both(m), both(f)) for k, m, f in runs))
+            for step, step_from, runs in g.axes
+        ),
+        # Reversing all 4 lanes maps bit i to 4 lane - 1 - i: a turned image's square sq lands
+        # at 3 lane - squares + sq (own) and at lane - squares + sq (opponent).
+        size=4 * g.lane // 8,
+        own_turned=3 * g.lane - squares,
+        opp_turned=g.lane - squares,
+    )
+
+
+_TABLES = {n: _tables(g) for n, g in GEOMETRY.items()}
 
 
 def evaluate(state: ZolaState) -> int:
-    """Material, pending captures, distance structure and steps for the side to move."""
+    """Material, distance bands, pending captures and steps for the side to move."""
     stm = state.stm
-    own = state.boards[stm]
-    opp = state.boards[stm ^ 1]
-    g = state.g
-    score = (own.bit_count() - opp.bit_count()) * CHECKER
-    for mask, bonus in _BANDS[g.n]:
-        score += ((own & mask).bit_count() - (opp & mask).bit_count()) * bonus
-    ours, theirs = capture_targets(g, own, opp)
+    own = state.doubled[stm]
+    opp = state.doubled[stm ^ 1]
+    t = _TABLES[state.g.n]
+    quad = t.opponent
+    full2 = t.full2
+    # Material and bands from one int: popcount(own & m) + popcount(~opp & m) is the
+    # difference of the two sides' counts plus the constant popcount(m), folded into offset.
+    counted = own | (full2 ^ opp) << quad
+    score = (counted & t.material).bit_count() * CHECKER + t.offset
+    for mask, bonus in t.bands:
+        score += (counted & mask).bit_count() * bonus
+    boards = own | opp << quad
+    empty = full2 ^ (own | opp)
+    empty |= empty << quad
+    hit = steps = 0
+    for step, step_from, runs in t.axes:
+        stepped = ((boards & step_from) << step) & empty
+        steps += stepped.bit_count() - 2 * (stepped >> quad).bit_count()
+        sliding = boards
+        for shift, may_capture, onward in runs:
+            # Where the slides of length k end; those ending on an enemy checker capture it,
+            # so one mask with the enemies after the loop keeps exactly the captures
+            # (measured: 5-8% fewer instructions than masking each length).
+            hit |= (sliding & may_capture) << shift
+            sliding &= (empty & onward) >> shift
+            if not sliding:
+                break
+    hit &= opp | own << quad
+    turned = int.from_bytes(hit.to_bytes(t.size, "little").translate(_REVERSED_BYTE), "big")
+    full = t.full
+    ours = (hit | turned >> t.own_turned) & full
+    theirs = (hit >> quad | turned >> t.opp_turned) & full
     if ours:
         score += TEMPO_CAPTURE
     score += (ours.bit_count() - theirs.bit_count()) * ATTACK
-    empty = g.full & ~(own | opp)
-    steps = 0
-    for shift, mask in g.step_up:
-        steps += (((own & mask) << shift) & empty).bit_count()
-        steps -= (((opp & mask) << shift) & empty).bit_count()
-    for shift, mask in g.step_down:
-        steps += (((own & mask) >> shift) & empty).bit_count()
-        steps -= (((opp & mask) >> shift) & empty).bit_count()
     return score + steps * STEP

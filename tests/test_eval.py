@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import random
 
+import naive_zhadu
+import naive_zola
 import pytest
 
+from zengine.engine import zhadu_eval, zola_eval
 from zengine.engine.search import MATE_BOUND
 from zengine.engine.variants import make_rules, variant_names
 from zengine.engine.zola import ZolaState
@@ -43,6 +46,52 @@ def test_zola_colour_symmetry(variant: str) -> None:
         assert evaluate(swapped) == evaluate(state)
 
 
+def naive_zola_evaluation(position: str) -> int:
+    """The Zola evaluation as its docstring describes it, term by term, from the moves of the
+    naive generator (tests/naive_zola.py) and a square-by-square walk of the board."""
+    grid, me = naive_zola.parse(position)
+    n = len(grid)
+    board = position.split()[0]
+
+    def moves_of(side: str) -> list[str]:
+        return [m for m in naive_zola.legal_moves(f"{board} {side}") if m != "pass"]
+
+    other = "b" if me == "r" else "r"
+    mine, theirs = moves_of(me), moves_of(other)
+    ranks = sorted({naive_zola.distance2(n, f, r) for f in range(n) for r in range(n)})
+    bonuses = zola_eval.BAND_BONUS
+    score = 0
+    for rank in range(n):
+        for file in range(n):
+            if grid[rank][file] == ".":
+                continue
+            band = ranks.index(naive_zola.distance2(n, file, rank)) * len(bonuses) // len(ranks)
+            value = zola_eval.CHECKER + bonuses[band]
+            score += value if grid[rank][file] == me else -value
+    attacked = {m.split("x")[1] for m in mine if "x" in m}
+    attacking = {m.split("x")[1] for m in theirs if "x" in m}
+    if attacked:
+        score += zola_eval.TEMPO_CAPTURE
+    score += (len(attacked) - len(attacking)) * zola_eval.ATTACK
+    steps = sum("-" in m for m in mine) - sum("-" in m for m in theirs)
+    return score + steps * zola_eval.STEP
+
+
+@pytest.mark.parametrize("variant,count", [("zola", 120), ("zola-8", 60), ("zola-10", 30)])
+def test_zola_evaluation_matches_the_naive_one(variant: str, count: int) -> None:
+    # The evaluation works on four boards in one int and reverses bits: an oracle that walks
+    # squares catches a mask or a lane off by one.
+    rules = make_rules(variant)
+    evaluate = rules.evaluation()
+    checked = 0
+    for state in playout_states(variant, count, seed=6):
+        if state.outcome() is None:
+            position = state.position_text()
+            assert evaluate(state) == naive_zola_evaluation(position), position
+            checked += 1
+    assert checked > count // 2
+
+
 def test_zola_material_counts() -> None:
     rules = make_rules("zola")
     evaluate = rules.evaluation()
@@ -50,6 +99,60 @@ def test_zola_material_counts() -> None:
     ahead = rules.parse_position("r4r/6/6/6/6/r4b r")
     behind = rules.parse_position("r4r/6/6/6/6/r4b b")
     assert evaluate(ahead) > 100 and evaluate(behind) < -100
+
+
+def naive_zhadu_evaluation(position: str, links: str) -> int:
+    """The Zhadu evaluation as its docstring describes it, term by term, from the walks of the
+    naive referee (tests/naive_zhadu.py) stone by stone."""
+    game = naive_zhadu.NaiveGame(position, links)
+    me = game.side
+    other = naive_zhadu.OTHER[me]
+    reach = {me: set(), other: set()}
+    mobility = 0
+    for point, (colour, stone) in game.stones.items():
+        lengths = [1, 2, 3] if stone == "123" else [int(stone)]
+        ends = set().union(*(game.ends(point, length) for length in lengths))
+        # where it may end, its own side's stones (its own point too) left out
+        ends = {e for e in ends if game.stones.get(e, ("", ""))[0] != colour}
+        reach[colour] |= ends
+        mobility += len(ends) if colour == me else -len(ends)
+    score = mobility * zhadu_eval.MOBILITY
+    if game.ply < 10:
+        return score
+
+    def wins(colour: str) -> set[str]:
+        first = game.first[colour]
+        if first is None:
+            return {"4"}
+        return {s for s in naive_zhadu.STONES if s != first and game.completes(first, s)}
+
+    stones = {
+        colour: {p: s for p, (c, s) in game.stones.items() if c == colour} for colour in reach
+    }
+    our_targets = {p for p, s in stones[other].items() if s in wins(me)}
+    their_targets = {p for p, s in stones[me].items() if s in wins(other)}
+    score += (len(stones[me]) - len(stones[other])) * zhadu_eval.STONE
+    score += (len(our_targets) - len(their_targets)) * zhadu_eval.TARGET
+    if reach[me] & our_targets:
+        return zhadu_eval.WIN_NEXT + score // 10
+    threats = len(reach[other] & their_targets)
+    score -= threats * zhadu_eval.THREAT + (zhadu_eval.DOUBLE_THREAT if threats >= 2 else 0)
+    exposed = len(reach[me] & set(stones[other])) - len(reach[other] & set(stones[me]))
+    return score + exposed * zhadu_eval.EXPOSED
+
+
+@pytest.mark.parametrize("variant,links", [("zhadu", "full"), ("zhadu-star", "star")])
+def test_zhadu_evaluation_matches_the_naive_one(variant: str, links: str) -> None:
+    evaluate = make_rules(variant).evaluation()
+    checked = won_next = 0
+    for state in playout_states(variant, 200, seed=7):
+        if state.outcome() is None:
+            position = state.position_text()
+            value = evaluate(state)
+            assert value == naive_zhadu_evaluation(position, links), position
+            checked += 1
+            won_next += value > zhadu_eval.WIN_NEXT // 2
+    assert checked > 100 and won_next > 0
 
 
 def test_zhadu_symmetric_start_of_movement_is_level() -> None:
