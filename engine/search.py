@@ -356,11 +356,11 @@ class _Search:
         """Search to ever greater depths until a limit ends it; the best move found.
 
         Depth 1 always completes (past the time limit or a stop, without quiescence: see
-        :meth:`check`). A later iteration cut short by a limit still counts its best
-        root move if that was searched to the end and beat the previous best (which is searched
-        first); it is then reported like a completed iteration, so the move played is always
-        the first of the last pv reported. From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around the last score,
-        widened to the full window on the side that failed. A bounded search ends by itself
+        :meth:`check`). A later iteration cut short by a limit still counts its best root move
+        if that was searched to the end and beat the previous best (which is searched first);
+        it is then reported like a completed iteration, so the move played is always the first
+        of the last pv reported. From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION``
+        around the last score, widened to the full window on the side that failed. A bounded search ends by itself
         after its limits, a forced single move under a clock, or a proven mate; an unbounded
         one reports only once ``stop`` is set, however early it runs out of work.
         """

@@ -3,9 +3,8 @@
 The search asks :func:`budget` once, at its start, and then only compares the time elapsed since
 the ``go`` arrived with the two numbers it returns:
 
-* ``soft_ms``: the time to have finished by. No iteration of the iterative deepening starts
-  after it; under a clock, :func:`start_iteration` starts one only if it is predicted to end
-  by then;
+* ``soft_ms``: the time to have finished by: :func:`start_iteration` starts another
+  iteration of the iterative deepening only if it is predicted to end by then;
 * ``hard_ms``: abort the iteration in progress (depth 1 is always completed regardless).
 
 The figures behind the constants were measured with ``tests/time_usage.py`` on a 2-core machine
@@ -49,16 +48,10 @@ NEXT_ITERATION_PERCENT = 150
 
 @dataclass(frozen=True)
 class TimeBudget:
-    """Milliseconds from the arrival of ``go``; ``None`` means no time limit.
-
-    ``clock`` says the time comes from a clock: what this move does not spend is kept for the
-    later ones, so an iteration that cannot finish is better not started. Under a ``movetime``
-    alone, unspent time is lost, and the search goes on to the limit.
-    """
+    """Milliseconds from the arrival of ``go``; ``None`` means no time limit."""
 
     soft_ms: int | None
     hard_ms: int | None
-    clock: bool = False
 
 
 def budget(limits: GoLimits, side: int, overhead_ms: int) -> TimeBudget:
@@ -103,21 +96,18 @@ def budget(limits: GoLimits, side: int, overhead_ms: int) -> TimeBudget:
     clock_soft = min(clock_soft, clock_hard)
     soft = clock_soft if soft is None else min(soft, clock_soft)
     hard = clock_hard if hard is None else min(hard, clock_hard)
-    return TimeBudget(soft, hard, clock=True)
+    return TimeBudget(soft, hard)
 
 
 def start_iteration(times: TimeBudget, elapsed_ms: float) -> bool:
     """Whether to start another iteration ``elapsed_ms`` after the ``go`` arrived.
 
-    Never once the soft limit is past. Under a clock, only if the next iteration, predicted to
-    take :data:`NEXT_ITERATION_PERCENT` of the time so far, ends by the soft limit: one that
-    runs on is aborted at the hard limit often enough (see the measurement) to waste the time
-    that later moves would use.
+    Only if the next iteration, predicted to take :data:`NEXT_ITERATION_PERCENT` of the time
+    so far, ends by the soft limit: one that runs on is aborted at the hard limit often enough
+    (see the measurement) to waste the time. Under a clock that time is what later moves would
+    use; under ``movetime`` (soft = hard) an aborted iteration rarely changes the move, and a
+    search that ends early leaves the rest of the move time to the machine's stalls.
     """
     if times.soft_ms is None:
         return True
-    if elapsed_ms >= times.soft_ms:
-        return False
-    if times.clock:
-        return elapsed_ms * (100 + NEXT_ITERATION_PERCENT) / 100 <= times.soft_ms
-    return True
+    return elapsed_ms * (100 + NEXT_ITERATION_PERCENT) / 100 <= times.soft_ms

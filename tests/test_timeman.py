@@ -35,7 +35,7 @@ def test_movetime_is_met_within_the_overhead() -> None:
 def test_only_the_side_to_move_clock_counts() -> None:
     mine = budget(GoLimits(p1time=60_000, p2time=1_000), 0, 0)
     theirs = budget(GoLimits(p1time=1_000, p2time=60_000), 1, 0)
-    assert mine == theirs and mine.clock
+    assert mine == theirs
     assert mine.soft_ms == 60_000 // DEFAULT_MOVES_TO_GO
     assert budget(GoLimits(p2time=60_000), 0, 0) == TimeBudget(None, None)
 
@@ -80,16 +80,16 @@ def test_movestogo_spreads_the_clock() -> None:
 
 
 def test_negative_or_exhausted_clock_gives_zero() -> None:
-    assert budget(GoLimits(p1time=-500, p1inc=0), 0, 30) == TimeBudget(0, 0, clock=True)
-    assert budget(GoLimits(p1time=20), 0, 30) == TimeBudget(0, 0, clock=True)
+    assert budget(GoLimits(p1time=-500, p1inc=0), 0, 30) == TimeBudget(0, 0)
+    assert budget(GoLimits(p1time=20), 0, 30) == TimeBudget(0, 0)
     assert budget(GoLimits(p1time=-500, p1inc=-3), 0, 30).hard_ms == 0
 
 
 def test_movetime_and_clock_take_the_tighter() -> None:
     b = budget(GoLimits(movetime=5_000, p1time=2_000), 0, 0)
-    assert b.hard_ms <= 400 and b.soft_ms <= b.hard_ms and b.clock
+    assert b.hard_ms <= 400 and b.soft_ms <= b.hard_ms
     b = budget(GoLimits(movetime=50, p1time=600_000), 0, 0)
-    assert b == TimeBudget(50, 50, clock=True)
+    assert b == TimeBudget(50, 50)
 
 
 #: (base, increment, moves per period) of the simulated games.
@@ -137,17 +137,13 @@ def test_the_1s_clock_is_spread_over_the_game() -> None:
     assert b.soft_ms < 80 and b.hard_ms <= 200
 
 
-def test_no_iteration_after_the_soft_limit() -> None:
+def test_no_iteration_predicted_to_end_after_the_soft_limit() -> None:
     assert start_iteration(TimeBudget(None, None), 1e9)
-    assert start_iteration(TimeBudget(100, 100), 99.9)
-    assert not start_iteration(TimeBudget(100, 100), 100)
-    assert not start_iteration(TimeBudget(100, 300, clock=True), 150)
-
-
-def test_under_a_clock_no_iteration_predicted_to_end_late() -> None:
-    times = TimeBudget(150, 450, clock=True)
+    times = TimeBudget(150, 450)
     latest = 150 * 100 / (100 + NEXT_ITERATION_PERCENT)
-    assert start_iteration(times, latest)
+    assert start_iteration(times, 0) and start_iteration(times, latest)
     assert not start_iteration(times, latest + 0.01)
-    # Under movetime alone the unspent time is lost: the search goes on to the limit.
-    assert start_iteration(TimeBudget(300, 300), 299)
+    assert not start_iteration(times, 150)
+    # The same under movetime (soft = hard): the search may end well before the limit.
+    assert start_iteration(TimeBudget(100, 100), 40)
+    assert not start_iteration(TimeBudget(100, 100), 41)
