@@ -270,11 +270,27 @@ def with_workers(count: int) -> Callable[[pexpect.spawn], None]:
     return started
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def spawn(args: list[str], **options: object) -> pexpect.spawn:
+    """``zengine <args>`` on a pseudo-terminal, with Ctrl-C doing what it does at a shell prompt.
+
+    A test run started in the background of a script (``pytest ... &``, or a CI runner doing
+    so) has SIGINT ignored, and a program started so keeps ignoring it, as POSIX shells mean
+    it to: the child gets the default action back, as a command typed at a terminal has.
+    """
+    return pexpect.spawn(
+        ZENGINE[0], [*ZENGINE[1:], *args], timeout=DEADLINE, preexec_fn=default_sigint, **options
+    )
+
+
 def interrupt(
     args: list[str], started: Callable[[pexpect.spawn], None], presses: int = 1, tty: bool = True
 ) -> tuple[pexpect.spawn, str]:
     """Run ``zengine <args>``, press Ctrl-C once started; the ended child and its output."""
-    child = pexpect.spawn(ZENGINE[0], [*ZENGINE[1:], *args], encoding="utf-8", timeout=DEADLINE)
+    child = spawn(args, encoding="utf-8")
     try:
         started(child)
         for _ in range(presses):
@@ -335,7 +351,7 @@ def test_sigint_to_the_parent_alone_stops_the_workers() -> None:
 
 @linux_only
 def test_workers_die_with_a_killed_parent() -> None:
-    child = pexpect.spawn(ZENGINE[0], [*ZENGINE[1:], "perft", "7", "-j", "2"], timeout=DEADLINE)
+    child = spawn(["perft", "7", "-j", "2"])
     try:
         with_workers(2)(child)
         child.kill(signal.SIGKILL)

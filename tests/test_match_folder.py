@@ -43,9 +43,11 @@ def fake(*args: str) -> str:
     return "cmd=" + shlex.join([sys.executable, str(FAKE), *args])
 
 
-def engines(marker: Path, delay: int = 0) -> list[str]:
-    """Two fake engines (their command lines name ``marker``, to find them in /proc)."""
+def engines(marker: Path, delay: int = 0, hold: Path | None = None) -> list[str]:
+    """Two fake engines (their command lines name ``marker``, to find them in /proc); they
+    answer no ``go`` while the file ``hold`` exists."""
     extra = ["--delay", str(delay)] if delay else []
+    extra += ["--hold", str(hold)] if hold else []
     return [
         "--engine",
         fake("--log", str(marker), *extra),
@@ -196,8 +198,16 @@ def test_the_lock_goes_with_its_process(tmp_path: Path) -> None:
 def test_a_second_referee_cannot_write_into_a_running_match(tmp_path: Path) -> None:
     folder = tmp_path / "m"
     marker = tmp_path / "engines.log"
+    # The first match is held (its engines answer no go) until both refusals are seen: a fixed
+    # delay let it finish first on a loaded machine, and --resume then rightly ran.
+    hold = tmp_path / "hold"
+    hold.touch()
     first = subprocess.Popen(
-        zengine("match", *engines(marker, delay=20), "--games", "4", "--out", str(folder)),
+        zengine(
+            "match",
+            *engines(marker, hold=hold),
+            *("--games", "4", "--timeout", "move=600", "--out", str(folder)),
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -222,6 +232,7 @@ def test_a_second_referee_cannot_write_into_a_running_match(tmp_path: Path) -> N
                 f"{folder} is in use by another zengine match (pid {first.pid} on host "
                 f"{os.uname()[1]}); wait for it to end or stop it"
             )
+        hold.unlink()
         out, err = first.communicate(timeout=DEADLINE)
     finally:
         if first.poll() is None:

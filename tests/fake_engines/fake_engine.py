@@ -2,11 +2,13 @@
 """A scriptable fake engine for the referee's tests: a legal UCI/UGI speaker that misbehaves
 on request.
 
-Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--score CP] [--log PATH] [--seed N]
+Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--hold FILE] [--score CP] [--log PATH] [--seed N]
                       [--late MS] [FAULT FLAGS...]
 
 It keeps the position with the rules core and plays a (seeded) random legal move, after
-``--delay`` ms. From its ``--after``-th ``go`` on (1-based; default 1), MODE applies:
+``--delay`` ms and not while the file ``--hold`` names exists (a test holds a match running as
+long as it needs, however slow the machine). From its ``--after``-th ``go`` on (1-based;
+default 1), MODE applies:
 
   normal      plays legally (the default)
   crash       dies at once with exit code 3 (no bestmove)
@@ -63,6 +65,7 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", default="normal")
     parser.add_argument("--after", type=int, default=1)
     parser.add_argument("--delay", type=int, default=0)
+    parser.add_argument("--hold", default=None, help="answer no go while this file exists")
     parser.add_argument("--score", type=int, default=None)
     parser.add_argument("--log", default=None)
     parser.add_argument("--seed", type=int, default=1)
@@ -180,6 +183,8 @@ def main() -> None:
             active = gos >= args.after
             if args.delay:
                 time.sleep(args.delay / 1000)
+            while args.hold and os.path.exists(args.hold):
+                time.sleep(0.02)
             legal = sorted_moves(state)
             if active and mode == "crash":
                 sys.stderr.write("fake: crashing as asked\n")
