@@ -754,6 +754,8 @@ class _Search:
                 captures.sort(
                     key=lambda m: (capture_value(m) << CAPTURE_SHIFT) + history[m], reverse=True
                 )
+        if qdepth + 1 >= self.max_qdepth or ply + 1 >= MAX_PLY:
+            return self.leaves(captures, alpha, beta, ply + 1, stand)
         play, undo, quiescence = st.play, st.undo, self.quiescence
         best = stand
         for move in captures:
@@ -762,6 +764,47 @@ class _Search:
                 value = -quiescence(-beta, -alpha, ply + 1, qdepth + 1)
             finally:
                 undo()
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        break
+        return best
+
+    def leaves(self, moves: list[int], alpha: int, beta: int, ply: int, best: int) -> int:
+        """The quiescence loop over ``moves`` when every child is a leaf that only stands pat
+        (``ply`` is theirs): the children scored here as :meth:`quiescence` would score them,
+        without a call each (two thirds of Zola's nodes are such leaves; measured with
+        callgrind on bench depth 3 of zola and zhadu: 1.3% fewer instructions in all).
+
+        ``best`` is the parent's stand pat, at least ``alpha``; returns the parent's score,
+        fail-soft. Raises :class:`_Abort` (before a move is played, so ``state`` is intact).
+        """
+        if ply > self.seldepth:
+            self.seldepth = ply
+        st = self.state
+        play, undo, outcome_of = st.play, st.undo, st.outcome
+        eval_cache, evaluate = self.eval_cache, self.evaluate
+        for move in moves:
+            nodes = self.nodes
+            if nodes >= self.next_check:
+                self.check()
+            self.nodes = nodes + 1
+            play(move)
+            outcome = outcome_of()
+            if outcome is None:
+                key = st.key
+                stand = eval_cache.get(key)
+                if stand is None:
+                    stand = evaluate(st)
+                    if len(eval_cache) >= EVAL_CACHE_ENTRIES:
+                        eval_cache.clear()
+                    eval_cache[key] = stand
+                value = -stand
+            else:
+                value = -self.terminal(outcome, ply)
+            undo()
             if value > best:
                 best = value
                 if value > alpha:
