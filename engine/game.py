@@ -162,6 +162,9 @@ class SearchParameters:
 
     #: Quiescence plies beyond the horizon.
     quiescence_depth: int = 8
+    #: Every capture has the same ``capture_value`` (every piece is worth the same): the search
+    #: then orders captures by its history alone, without asking each move its value.
+    equal_captures: bool = False
 
 
 class Rules(ABC):

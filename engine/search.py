@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -168,7 +169,7 @@ class Searcher:
         self._mask = 0
         self._evaluation: Evaluation | None = None
         self._eval_cache: dict[int, int] = {}
-        self._history: list[dict[int, int]] = [{}, {}]
+        self._history: list[defaultdict[int, int]] = [defaultdict(int), defaultdict(int)]
         self._killers: list[list[int | None]] = []
         self.set_hash(hash_mb)
 
@@ -194,7 +195,7 @@ class Searcher:
 
     def _clear_heuristics(self) -> None:
         self._eval_cache = {}
-        self._history = [{}, {}]
+        self._history = [defaultdict(int), defaultdict(int)]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
 
     def hashfull(self) -> int:
@@ -246,9 +247,12 @@ class Searcher:
         if evaluate is not self._evaluation:
             self._eval_cache = {}  # the cached values are another evaluation's
             self._evaluation = evaluate
-        for side_history in self._history:
-            for move in side_history:
-                side_history[move] >>= HISTORY_AGING
+        # Counts aged to 0 are dropped: ordering reads the history with ``__getitem__``,
+        # which adds a 0 for every move it asks about (see ``_Search.quiescence``).
+        self._history = [
+            defaultdict(int, {m: c >> HISTORY_AGING for m, c in h.items() if c >> HISTORY_AGING})
+            for h in self._history
+        ]
         search = _Search(self, state, limits, evaluate, root_moves, unbounded, stop, on_info, start)
         return search.iterate()
 
@@ -264,6 +268,7 @@ class _Search:
 
     __slots__ = (
         "check_every",
+        "equal_captures",
         "eval_cache",
         "evaluate",
         "found_move",
@@ -321,7 +326,9 @@ class _Search:
         #: Keys of the positions on the current search path (a repetition there is a draw).
         self.path: set[int] = set()
         self.root_moves = root_moves
-        self.max_qdepth = state.rules.search_parameters().quiescence_depth
+        parameters = state.rules.search_parameters()
+        self.max_qdepth = parameters.quiescence_depth
+        self.equal_captures = parameters.equal_captures
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
         overhead = searcher.overhead_ms + round(searcher.stall_ms)
@@ -640,7 +647,6 @@ class _Search:
                     moves.remove(tt_move)
                 if len(moves) > 1:
                     capture_value = st.capture_value
-                    hist_get = side_history.get
 
                     def order(move: int) -> int:
                         # Captures by value first; killers and history order within a
@@ -650,7 +656,7 @@ class _Search:
                             return value + KILLER_FIRST
                         if move == k2:
                             return value + KILLER_SECOND
-                        return value + hist_get(move, 0)
+                        return value + side_history[move]
 
                     moves.sort(key=order, reverse=True)
                 is_capture = st.is_capture
@@ -696,7 +702,7 @@ class _Search:
             if best_move != k1 and best_move != tt_move:
                 killer[1] = k1
                 killer[0] = best_move
-            side_history[best_move] = side_history.get(best_move, 0) + depth * depth
+            side_history[best_move] += depth * depth
 
         flag = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
         stored = best
@@ -738,11 +744,18 @@ class _Search:
         if stand > alpha:
             alpha = stand
         if len(captures) > 1:
-            capture_value = st.capture_value
-            hist_get = self.history[st.side_to_move].get
-            captures.sort(
-                key=lambda m: (capture_value(m) << CAPTURE_SHIFT) + hist_get(m, 0), reverse=True
-            )
+            history = self.history[st.side_to_move]
+            if self.equal_captures:
+                # By history alone, a key in C: measured 4 us instead of 16 us for 20 Zola
+                # captures, a fifth of bench's time was these keys (1 million calls).
+                captures.sort(key=history.__getitem__, reverse=True)
+            else:
+                capture_value = st.capture_value
+                captures.sort(
+                    key=lambda m: (capture_value(m) << CAPTURE_SHIFT) + history[m], reverse=True
+                )
+        if qdepth + 1 >= self.max_qdepth or ply + 1 >= MAX_PLY:
+            return self.leaves(captures, alpha, beta, ply + 1, stand)
         play, undo, quiescence = st.play, st.undo, self.quiescence
         best = stand
         for move in captures:
@@ -751,6 +764,47 @@ class _Search:
                 value = -quiescence(-beta, -alpha, ply + 1, qdepth + 1)
             finally:
                 undo()
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        break
+        return best
+
+    def leaves(self, moves: list[int], alpha: int, beta: int, ply: int, best: int) -> int:
+        """The quiescence loop over ``moves`` when every child is a leaf that only stands pat
+        (``ply`` is theirs): the children scored here as :meth:`quiescence` would score them,
+        without a call each (two thirds of Zola's nodes are such leaves; measured with
+        callgrind on bench depth 3 of zola and zhadu: 1.3% fewer instructions in all).
+
+        ``best`` is the parent's stand pat, at least ``alpha``; returns the parent's score,
+        fail-soft. Raises :class:`_Abort` (before a move is played, so ``state`` is intact).
+        """
+        if ply > self.seldepth:
+            self.seldepth = ply
+        st = self.state
+        play, undo, outcome_of = st.play, st.undo, st.outcome
+        eval_cache, evaluate = self.eval_cache, self.evaluate
+        for move in moves:
+            nodes = self.nodes
+            if nodes >= self.next_check:
+                self.check()
+            self.nodes = nodes + 1
+            play(move)
+            outcome = outcome_of()
+            if outcome is None:
+                key = st.key
+                stand = eval_cache.get(key)
+                if stand is None:
+                    stand = evaluate(st)
+                    if len(eval_cache) >= EVAL_CACHE_ENTRIES:
+                        eval_cache.clear()
+                    eval_cache[key] = stand
+                value = -stand
+            else:
+                value = -self.terminal(outcome, ply)
+            undo()
             if value > best:
                 best = value
                 if value > alpha:

@@ -346,10 +346,10 @@ class ZolaRules(Rules):
 
     def search_parameters(self) -> SearchParameters:
         """A one-ply quiescence: the evaluation scores pending captures itself (see
-        engine/zola_eval.py)."""
+        engine/zola_eval.py); every checker is worth the same, so every capture is."""
         from zengine.engine.zola_eval import QUIESCENCE_DEPTH
 
-        return SearchParameters(quiescence_depth=QUIESCENCE_DEPTH)
+        return SearchParameters(quiescence_depth=QUIESCENCE_DEPTH, equal_captures=True)
 
     def start(self) -> ZolaState:
         red, blue = self.geometry.start

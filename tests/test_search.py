@@ -124,6 +124,23 @@ def random_positions(variant: str, count: int, seed: int) -> list[State]:
 
 
 @pytest.mark.parametrize("variant", variant_names())
+def test_equal_captures_is_true_to_the_rules(variant: str) -> None:
+    # A game declaring every capture worth the same is ordered by history alone in
+    # quiescence: its capture_value must then be one number over all captures.
+    rules = make_rules(variant)
+    values = {
+        state.capture_value(move)
+        for state in random_positions(variant, 30, seed=5)
+        for move in state.captures()
+    }
+    assert values, "the random positions have captures"
+    if rules.search_parameters().equal_captures:
+        assert len(values) == 1
+    else:
+        assert len(values) > 1  # not declared where it would hold (it would be free speed)
+
+
+@pytest.mark.parametrize("variant", variant_names())
 def test_always_a_legal_move_under_tiny_limits(variant: str) -> None:
     searcher = Searcher(hash_mb=1)
     for index, state in enumerate(random_positions(variant, 12, seed=len(variant))):
