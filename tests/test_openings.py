@@ -30,7 +30,7 @@ def test_committed_openings_are_distinct_unfinished_positions_past_the_setup(var
     for line in lines:
         state = parse_opening_line(rules, line).state(rules)
         assert not state.is_over(), line
-        assert state.history_length() >= rules.setup_plies, line
+        assert state.history_length >= rules.setup_plies, line
         keys.add(state.key)
     assert len(keys) == len(lines)
 

@@ -55,7 +55,6 @@ ZHADU_WEIGHTS: tuple[Weight, ...] = (
     ("DOUBLE_THREAT", None),
     ("STONE", None),
     ("TARGET", None),
-    ("EXPOSED", None),
     ("MOBILITY", None),
 )
 
