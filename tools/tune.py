@@ -61,7 +61,7 @@ ZHADU_WEIGHTS: tuple[Weight, ...] = (
 
 def game_of(variant: str) -> tuple[ModuleType, tuple[Weight, ...]]:
     """The evaluation module and weights of a variant's game."""
-    if make_rules(variant).name == "zhadu":
+    if make_rules(variant).evaluation() is zhadu_eval.evaluate:
         return zhadu_eval, ZHADU_WEIGHTS
     return zola_eval, ZOLA_WEIGHTS
 
