@@ -6,8 +6,6 @@ stones would win for each side (``winning_values``) and which of those its stone
 
 * the side to move reaching such a stone has won (it captures next: scored near a win);
 * the other side reaching one is a threat the mover must parry; two threats rarely can be;
-* stones the enemy reaches at all are exposed (a lost stone also gives the enemy its first
-  capture), stones it does not reach are safe;
 * more winning targets left on the board means more ways to win; mobility counts a little.
 
 It reads the state's slots (``pos``, ``occ``, ``first``, ``stm``, ``ply``) and the geometry's
@@ -22,17 +20,15 @@ from zengine.engine.zhadu import FULL, SETUP_PLIES, VALUES, ZhaduState, winning_
 #: Capturing a winning stone next move: certain unless the game ends first.
 WIN_NEXT = 20_000
 #: Per enemy stone whose capture wins for the side not to move and that it reaches.
-THREAT = 250
+THREAT = 130
 #: Two or more such threats: the mover can parry at most one (unless it captures an attacker).
-DOUBLE_THREAT = 1_500
+DOUBLE_THREAT = 700
 #: Per stone on the board.
-STONE = 120
+STONE = 107
 #: Per enemy stone left whose capture would win.
-TARGET = 60
-#: Per own stone the enemy reaches (exposed).
-EXPOSED = 30
+TARGET = 105
 #: Per destination of one's stones.
-MOBILITY = 3
+MOBILITY = 4
 
 #: first capture kind (-1 none) -> the enemy kinds whose capture wins, as a tuple.
 _WIN_KINDS = tuple(
@@ -42,7 +38,7 @@ _WIN_KINDS = tuple(
 
 
 def evaluate(state: ZhaduState) -> int:
-    """Winning targets, threats, exposure, material and mobility for the side to move."""
+    """Winning targets, threats, material and mobility for the side to move."""
     us = state.stm
     occ = state.occ
     own_bits = occ[us]
@@ -112,6 +108,4 @@ def evaluate(state: ZhaduState) -> int:
     threats = (their_reach & their_targets).bit_count()
     if threats >= 2:
         score -= DOUBLE_THREAT
-    score -= threats * THREAT
-    exposed = (our_reach & their_bits).bit_count() - (their_reach & own_bits).bit_count()
-    return score + exposed * EXPOSED
+    return score - threats * THREAT

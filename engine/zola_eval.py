@@ -37,7 +37,7 @@ ATTACK = 8
 #: Per step a side could make.
 STEP = 2
 #: Bonus per checker in each distance band, from the centre outward (interpolated per size).
-BAND_BONUS = (0, 6, 14, 24)
+BAND_BONUS = (0, 12, 28, 48)
 
 #: Quiescence plies the search should use with this evaluation (see the module docstring):
 #: a capture tree of width ~36 explodes (measured on the 6x6 start: 7 million nodes for depth 1

@@ -136,9 +136,7 @@ def naive_zhadu_evaluation(position: str, links: str) -> int:
     if reach[me] & our_targets:
         return zhadu_eval.WIN_NEXT + score // 10
     threats = len(reach[other] & their_targets)
-    score -= threats * zhadu_eval.THREAT + (zhadu_eval.DOUBLE_THREAT if threats >= 2 else 0)
-    exposed = len(reach[me] & set(stones[other])) - len(reach[other] & set(stones[me]))
-    return score + exposed * zhadu_eval.EXPOSED
+    return score - threats * zhadu_eval.THREAT - (zhadu_eval.DOUBLE_THREAT if threats >= 2 else 0)
 
 
 @pytest.mark.parametrize("variant,links", [("zhadu", "full"), ("zhadu-star", "star")])

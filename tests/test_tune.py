@@ -1,0 +1,51 @@
+"""The tuner's features (tools/tune.py): read off the evaluation itself, they must give back the
+evaluation with the current weights (the linearity the fit rests on), and leave the module as
+it was."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from zengine.engine.variants import make_rules, variant_names
+from zengine.tools.tune import error, features, game_of, get_weights
+
+
+def positions(variant: str, count: int, seed: int) -> list:
+    rules = make_rules(variant)
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        state = rules.start()
+        for _ in range(rng.randrange(rules.setup_plies, rules.setup_plies + 40)):
+            moves = state.legal_moves()
+            if not moves or state.is_over():
+                break
+            state.play(rng.choice(sorted(moves)))
+        if not state.is_over():
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_features_times_the_weights_give_the_evaluation(variant: str) -> None:
+    module, weights = game_of(variant)
+    before = get_weights(module, weights)
+    evaluate = make_rules(variant).evaluation()
+    states = positions(variant, 80, seed=11)
+    rows = features(states, module, weights)
+    assert get_weights(module, weights) == before
+    checked = 0
+    for state, row in zip(states, rows, strict=True):
+        if row is None:  # Zhadu: the mover captures a winning stone next (not linear)
+            assert evaluate(state) >= module.WIN_NEXT // 2
+            continue
+        assert sum(w * f for w, f in zip(before, row, strict=True)) == evaluate(state)
+        checked += 1
+    assert checked >= 20
+
+
+def test_error_is_least_for_the_right_sign() -> None:
+    data = [([1], 1.0), ([-1], 0.0), ([2], 1.0)]
+    assert error(data, [100], 1.0) < error(data, [0], 1.0) < error(data, [-100], 1.0)

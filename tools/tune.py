@@ -1,0 +1,275 @@
+"""``python -m zengine.tools.tune``: fit evaluation weights to self-play results (Texel's method).
+
+A development tool, not part of the engine. Both evaluations are linear in their weights (the
+module constants of ``engine/zola_eval.py`` and ``engine/zhadu_eval.py``), except Zhadu's "wins
+next move" return, whose positions are left out: so a position's feature vector is read off
+the evaluation itself, by evaluating it with each weight set to 1 and the others to 0 (no second
+copy of the evaluation to drift from the real one). Positions come from in-process self-play
+games at a fixed depth from seeded random openings; each is labelled with the game's result for
+its side to move. The fit minimises the mean squared error between the result and
+``1 / (1 + 10^(-K * score / 400))``: first ``K`` for the current weights, then the weights by
+coordinate descent in whole centipawns, as in Texel's tuning.
+
+``play``: ``--variant zola --games 200 --depth 2 --out zola.data`` (one JSON line per position);
+``fit``: ``--variant zola zola.data`` prints the error before and after and the new weights.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from types import ModuleType
+
+import click
+
+from zengine.engine import zhadu_eval, zola_eval
+from zengine.engine.game import State
+from zengine.engine.parallel import parallel_map
+from zengine.engine.search import Searcher
+from zengine.engine.values import GoLimits
+from zengine.engine.variants import make_rules
+from zengine.tools.schedule import parse_opening_line, random_opening
+
+#: A self-play game longer than this is dropped (no result to learn from).
+MAX_PLIES = 400
+
+#: Zhadu's "wins next move" score, set apart while features are read (see the docstring).
+WIN = "WIN_NEXT"
+
+#: The tuned weights per game: scalar constants, or (name, index) for an entry of a tuple.
+Weight = tuple[str, int | None]
+ZOLA_WEIGHTS: tuple[Weight, ...] = (
+    ("CHECKER", None),
+    ("BAND_BONUS", 1),
+    ("BAND_BONUS", 2),
+    ("BAND_BONUS", 3),
+    ("TEMPO_CAPTURE", None),
+    ("ATTACK", None),
+    ("STEP", None),
+)
+ZHADU_WEIGHTS: tuple[Weight, ...] = (
+    ("THREAT", None),
+    ("DOUBLE_THREAT", None),
+    ("STONE", None),
+    ("TARGET", None),
+    ("MOBILITY", None),
+)
+
+
+def game_of(variant: str) -> tuple[ModuleType, tuple[Weight, ...]]:
+    """The evaluation module and weights of a variant's game."""
+    if make_rules(variant).evaluation() is zhadu_eval.evaluate:
+        return zhadu_eval, ZHADU_WEIGHTS
+    return zola_eval, ZOLA_WEIGHTS
+
+
+def get_weights(module: ModuleType, weights: Sequence[Weight]) -> list[int]:
+    """The current values of ``weights``."""
+    out = []
+    for name, index in weights:
+        value = getattr(module, name)
+        out.append(value if index is None else value[index])
+    return out
+
+
+@contextmanager
+def weights_set(
+    module: ModuleType, weights: Sequence[Weight], values: Sequence[int]
+) -> Iterator[None]:
+    """Evaluate with ``values`` for ``weights`` inside the block (Zola's tables rebuilt)."""
+    saved = {name: getattr(module, name) for name, _ in weights}
+    saved_win = getattr(module, WIN, None)
+    try:
+        for (name, index), value in zip(weights, values, strict=True):
+            if index is None:
+                setattr(module, name, value)
+            else:
+                items = list(getattr(module, name))
+                items[index] = value
+                setattr(module, name, tuple(items))
+        _refresh(module)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+        if saved_win is not None:
+            setattr(module, WIN, saved_win)
+        _refresh(module)
+
+
+def _refresh(module: ModuleType) -> None:
+    if module is zola_eval:
+        zola_eval._TABLES = {n: zola_eval._tables(g) for n, g in zola_eval.GEOMETRY.items()}
+
+
+def features(
+    states: Sequence[State], module: ModuleType, weights: Sequence[Weight]
+) -> list[list[int] | None]:
+    """Each state's feature vector (None for a Zhadu "wins next move" position)."""
+    evaluate = module.evaluate
+    columns = []
+    for i in range(len(weights)):
+        unit = [0] * len(weights)
+        unit[i] = 1
+        with weights_set(module, weights, unit):
+            if module is zhadu_eval:
+                setattr(module, WIN, 0)
+            columns.append([evaluate(s) for s in states])
+    out: list[list[int] | None] = []
+    for k, state in enumerate(states):
+        row = [col[k] for col in columns]
+        if module is zhadu_eval:
+            with weights_set(module, weights, [0] * len(weights)):
+                setattr(module, WIN, 1 << 30)
+                if evaluate(state) >= 1 << 29:
+                    out.append(None)
+                    continue
+        out.append(row)
+    return out
+
+
+def self_play(args: tuple[str, int, int, str | None]) -> list[tuple[list[int], float]]:
+    """One fixed-depth self-play game from an opening (the given line of an openings file, or
+    seeded random moves): (features, result) per position past the opening, the result
+    (1, 1/2, 0) for that position's side to move."""
+    variant, depth, seed, line = args
+    rules = make_rules(variant)
+    module, weights = game_of(variant)
+    if line is None:
+        opening = random_opening(rules, rules.setup_plies + 4, random.Random(seed))
+    else:
+        opening = parse_opening_line(rules, line)
+    state = opening.state(rules)
+    searcher = Searcher(hash_mb=8, seed=seed + 1, overhead_ms=0)
+    evaluate = rules.evaluation()
+    positions: list[State] = []
+    while not state.is_over() and len(positions) < MAX_PLIES:
+        positions.append(state.copy())
+        result = searcher.search(state.copy(), GoLimits(depth=depth), evaluate)
+        assert result.best is not None
+        state.play(result.best)
+    outcome = state.outcome()
+    if outcome is None:
+        return []
+    rows = []
+    for position, row in zip(positions, features(positions, module, weights), strict=True):
+        if row is None:
+            continue
+        side = position.side_to_move
+        label = 0.5 if outcome.winner is None else (1.0 if outcome.winner == side else 0.0)
+        rows.append((row, label))
+    return rows
+
+
+def error(data: Sequence[tuple[Sequence[int], float]], values: Sequence[int], k: float) -> float:
+    """Mean squared error of the logistic of the score against the results."""
+    total = 0.0
+    scale = -k * math.log(10) / 400
+    for row, label in data:
+        score = sum(w * f for w, f in zip(values, row, strict=True))
+        x = scale * score
+        p = 1 / (1 + math.exp(max(-60.0, min(60.0, x))))
+        total += (label - p) ** 2
+    return total / len(data)
+
+
+def fit_k(data: Sequence[tuple[Sequence[int], float]], values: Sequence[int]) -> float:
+    """The K that fits the current weights best (golden-section search on [0.05, 5])."""
+    lo, hi = 0.05, 5.0
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(30):
+        a = hi - ratio * (hi - lo)
+        b = lo + ratio * (hi - lo)
+        if error(data, values, a) < error(data, values, b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def fit(
+    data: Sequence[tuple[Sequence[int], float]],
+    values: list[int],
+    k: float,
+    emit: Callable[[str], None],
+    rounds: int = 20,
+) -> list[int]:
+    """Coordinate descent: each weight moved by a step while the error falls, steps halving."""
+    best = error(data, values, k)
+    step = max(1, max(abs(v) for v in values) // 8)
+    for _ in range(rounds):
+        improved = False
+        for i in range(len(values)):
+            for delta in (step, -step):
+                trial = list(values)
+                trial[i] += delta
+                e = error(data, trial, k)
+                while e < best:
+                    best, values, improved = e, trial, True
+                    trial = list(values)
+                    trial[i] += delta
+                    e = error(data, trial, k)
+        emit(f"step {step}: error {best:.6f} weights {values}")
+        if not improved:
+            if step == 1:
+                break
+            step = max(1, step // 2)
+    return values
+
+
+@click.group("tune")
+def tune_command() -> None:
+    """Fit evaluation weights to self-play results."""
+
+
+@tune_command.command("play")
+@click.option("--variant", required=True)
+@click.option("--games", type=click.IntRange(1, 100_000), default=100, show_default=True)
+@click.option("--depth", type=click.IntRange(1, 20), default=2, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**31), default=1, show_default=True)
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--openings", type=click.Path(dir_okay=False, exists=True), default=None)
+@click.option("--out", type=click.Path(dir_okay=False), required=True)
+def play_command(
+    variant: str, games: int, depth: int, seed: int, jobs: int, openings: str | None, out: str
+) -> None:
+    """Self-play games; write one JSON line [features, result] per position.
+
+    With ``--openings``, game i starts from line i of the file (cycling), else from random moves.
+    """
+    lines: list[str | None] = [None]
+    if openings is not None:
+        with open(openings, encoding="utf-8") as f:
+            lines = [t for t in (x.strip() for x in f) if t and not t.startswith("#")]
+    tasks = [(variant, depth, seed * 100_000 + i, lines[i % len(lines)]) for i in range(games)]
+    with open(out, "w", encoding="utf-8") as f:
+        for rows in parallel_map(self_play, tasks, jobs):
+            for row, label in rows:
+                f.write(json.dumps([row, label]) + "\n")
+
+
+@tune_command.command("fit")
+@click.option("--variant", required=True)
+@click.argument("paths", nargs=-1, required=True)
+def fit_command(variant: str, paths: tuple[str, ...]) -> None:
+    """Fit K, then the weights, to the positions of PATHS."""
+    module, weights = game_of(variant)
+    data: list[tuple[list[int], float]] = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            data.extend((row, label) for row, label in map(json.loads, f))
+    values = get_weights(module, weights)
+    k = fit_k(data, values)
+    click.echo(
+        f"{len(data)} positions; K {k:.3f}; error {error(data, values, k):.6f} with {values}"
+    )
+    new = fit(data, values, k, click.echo)
+    names = [name if index is None else f"{name}[{index}]" for name, index in weights]
+    click.echo("fitted: " + ", ".join(f"{n}={v}" for n, v in zip(names, new, strict=True)))
+
+
+if __name__ == "__main__":
+    tune_command.main(prog_name="python -m zengine.tools.tune")
