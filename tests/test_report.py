@@ -31,6 +31,7 @@ from test_svg import READERS
 from zengine.engine.game import State
 from zengine.engine.variants import make_rules
 from zengine.protocol.cli import main
+from zengine.tools import report
 from zengine.tools.report import (
     EloTally,
     LineTable,
@@ -306,6 +307,24 @@ def test_line_table_round_trip():
 
 
 # --- limits and damaged input -------------------------------------------------------------------
+def test_a_game_too_long_to_draw_lists_its_moves(zola_match, tmp_path, monkeypatch):
+    directory = copy_match(zola_match, tmp_path)
+    lengths = [len(r["opening_moves"]) + len(r["moves"]) for r in records(directory)]
+    cap = min(lengths)
+    assert cap < max(lengths)
+    monkeypatch.setattr(report, "MAX_DRAWN_PLIES", cap)
+    page = page_of(directory)
+    for length, game in zip(lengths, page.data["games"]):
+        assert len(game["plies"]) == length
+        if length > cap:
+            assert "boards" not in game
+            assert game["no_board"] == (
+                f"a game of {length} plies: this report draws games of up to {cap} plies"
+            )
+        else:
+            assert "boards" in game and "no_board" not in game
+
+
 def test_boards_are_drawn_for_the_first_games_only(zola_match, tmp_path):
     directory = copy_match(zola_match, tmp_path)
     page = page_of(directory, boards=1)

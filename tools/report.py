@@ -47,6 +47,10 @@ REPORT_FILE = "report.html"
 #: every board is 3.4 MB (17 kB a game: ~0.3 kB of runs a ply plus the shared lines) and takes
 #: 19 s to draw (5-13 ms a picture), so 100 games keep the page and the wait moderate.
 DEFAULT_BOARDS = 100
+#: A game of more plies gets no boards (its moves are listed): drawing one picture a ply, a
+#: 14,000-ply game (a referee test's opening line) took 56 s of processor time to report.
+#: Games of both games end far sooner; a few hundred plies draw in about a second.
+MAX_DRAWN_PLIES = 1000
 #: Width in pixels the pictures are drawn at (the page scales them to fit).
 BOARD_SIZE = 480
 #: A record's result text -> score of p1.
@@ -871,7 +875,12 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
     drawn = 0
     for game in match.games:
         board, missing = None, None
-        if drawn < boards:
+        plies = len(game.book) + len(game.moves)
+        if drawn < boards and plies > MAX_DRAWN_PLIES:
+            missing = (
+                f"a game of {plies} plies: this report draws games of up to {MAX_DRAWN_PLIES} plies"
+            )
+        elif drawn < boards:
             try:
                 board = maker.draw(game)
                 drawn += 1
