@@ -582,6 +582,31 @@ def test_a_closed_pipe_ends_the_match_quietly(tmp_path: Path, shim: dict[str, st
     wait_until(lambda: engines_running(marker) == [], "the engines to be gone")
 
 
+def test_ctrl_c_while_the_report_is_drawn_skips_it(tmp_path: Path, monkeypatch) -> None:
+    """Drawing a long match's report takes a while: Ctrl-C then ends the command at once
+    (it used to spin on for minutes, ignoring every signal), the summary already written."""
+    from zengine.tools import report
+
+    def slow_report(out_dir: Path, boards: int = 0) -> Path:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(DEADLINE)  # the signal's KeyboardInterrupt ends this at once
+        raise AssertionError("the report was not interrupted")
+
+    monkeypatch.setattr(report, "write_report", slow_report)
+    folder = tmp_path / "m"
+    lines: list[str] = []
+    before = signal.getsignal(signal.SIGINT)
+    result = run_match(
+        [*engines(tmp_path / "engines.log"), "--games", "2", "--out", str(folder)],
+        emit=lines.append,
+        progress=False,
+    )
+    assert result.reason is ExitReason.COMPLETED
+    assert lines[-1] == f"No report: interrupted (zengine report {folder} draws it)"
+    assert json.loads((folder / "summary.json").read_text())["games_played"] == 2
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_the_resume_hint_runs_as_printed(tmp_path: Path, shim: dict[str, str]) -> None:
     folder = tmp_path / "a b'c $HOME"
     lines: list[str] = []

@@ -266,6 +266,8 @@ class Match:
         self.signalled = False
         self.hurrying = False
         self.concluding = False
+        #: The HTML report is being drawn (last, after the summary): a signal then skips it.
+        self.reporting = False
         self.stopped: Stop | None = None
         self.live: set[EngineProcess] = set()
         self.tally = MatchTally(len(config.engines))
@@ -476,15 +478,28 @@ class Match:
         """Write the match's HTML report (``zengine report DIR`` redraws it at any time)."""
         from zengine.tools.report import ReportError, write_report
 
+        # Drawing takes seconds for a long match on a busy machine (a picture a ply): Ctrl-C
+        # then skips it, since the summary and the records are already written.
+        self.reporting = True
         try:
             self.output.emit(f"Report: {write_report(self.out_dir)}")
         except ReportError as error:
             self.output.emit(f"No report: {error}")
+        except KeyboardInterrupt:
+            self.output.emit(
+                f"No report: interrupted (zengine report {shlex.quote(str(self.out_dir))} draws it)"
+            )
+        finally:
+            self.reporting = False
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         """Ctrl-C, SIGTERM, SIGHUP. The first one stops the match (a KeyboardInterrupt in the
         main thread); a later one, or one while the summary is written, never interrupts the
-        cleanup: it hurries it (every engine killed at once)."""
+        cleanup: it hurries it (every engine killed at once). One while the report is drawn
+        skips the report."""
+        if self.reporting:
+            self.reporting = False  # once: a second signal must not break the lines after it
+            raise KeyboardInterrupt
         if self.signalled or self.concluding:
             self.signalled = True
             self._hurry()
