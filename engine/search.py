@@ -27,11 +27,12 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zengine.engine.game import State
-from zengine.engine.timeman import budget, start_iteration
+from zengine.engine.timeman import STALL_WINDOW, budget, stall_margin, start_iteration
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -57,9 +58,6 @@ CHECK_INTERVAL = 64
 CHECK_MIN = 8
 CHECK_MAX = 512
 CHECK_SECONDS = 0.001
-#: The stall margin (``Searcher.stall_ms``) keeps this share of itself per search, so that a
-#: machine's load stays in it for a few searches after the last stall (0.8: a fifth after 7).
-STALL_DECAY = 0.8
 
 #: Late move reductions, from this remaining depth on: the move index (0-based, table move
 #: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
@@ -158,10 +156,13 @@ class Searcher:
         self.seed = seed
         #: Milliseconds kept back from every time limit (the Move Overhead option).
         self.overhead_ms = overhead_ms
-        #: The longest stall of recent searches (ms): the time between two looks at the clock
-        #: in which the search thread did not run (a busy machine, another thread holding the
-        #: interpreter), decayed by ``STALL_DECAY`` per search. Kept back from every time limit
-        #: besides the Move Overhead, since a stall can as well come after the last look.
+        #: The longest stall of each recent search (ms): the time between two looks at the
+        #: clock in which the search thread did not run (a busy machine, another thread holding
+        #: the interpreter).
+        self.stalls: deque[float] = deque(maxlen=STALL_WINDOW)
+        #: The stall margin (ms, :func:`~zengine.engine.timeman.stall_margin` of ``stalls``):
+        #: kept back from every time limit besides the Move Overhead, since a stall can as well
+        #: come after the last look.
         self.stall_ms = 0.0
         self._hash_mb = hash_mb
         self._table: list[Entry | None] = []
@@ -419,7 +420,8 @@ class _Search:
             ):
                 break  # a forced result is proven; deeper iterations would only repeat it
         searcher = self.searcher
-        searcher.stall_ms = max(self.stall * 1000, searcher.stall_ms * STALL_DECAY)
+        searcher.stalls.append(self.stall * 1000)
+        searcher.stall_ms = stall_margin(searcher.stalls)
         if self.unbounded:
             assert self.stop is not None  # Searcher.search refuses an unbounded search without
             self.stop.wait()

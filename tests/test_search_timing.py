@@ -125,4 +125,4 @@ def test_a_stall_is_measured_and_kept_back_from_later_limits() -> None:
     searcher.stall_ms = 1e9
     result = searcher.search(state, GoLimits(movetime=60_000, nodes=5_000), evaluate)
     assert result.depth == 1 and result.nodes < 5_000
-    assert searcher.stall_ms < 1e9  # decayed by a search without such a stall
+    assert searcher.stall_ms < 1e9  # from the stalls measured, this search's included

@@ -8,8 +8,10 @@ from zengine.engine.timeman import (
     DEFAULT_MOVES_TO_GO,
     HARD_FACTOR,
     NEXT_ITERATION_PERCENT,
+    STALL_WINDOW,
     TimeBudget,
     budget,
+    stall_margin,
     start_iteration,
 )
 from zengine.engine.values import GoLimits
@@ -147,3 +149,13 @@ def test_no_iteration_predicted_to_end_after_the_soft_limit() -> None:
     # The same under movetime (soft = hard): the search may end well before the limit.
     assert start_iteration(TimeBudget(100, 100), 40)
     assert not start_iteration(TimeBudget(100, 100), 41)
+
+
+def test_the_stall_margin_keeps_the_longest_recent_stall() -> None:
+    assert stall_margin([]) == 0.0
+    stalls = [48.0] + [5.0] * (STALL_WINDOW - 1)
+    # A long stall stays in the margin for STALL_WINDOW searches, however short the others...
+    assert stall_margin(stalls) == 48.0
+    # ...and is forgotten after that: an idle machine soon keeps next to nothing back.
+    assert stall_margin([*stalls, 6.0]) == 6.0
+    assert stall_margin([0.5] * (STALL_WINDOW + 3)) == 0.5
