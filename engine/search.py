@@ -32,7 +32,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zengine.engine.game import State
-from zengine.engine.timeman import STALL_WINDOW, budget, stall_margin, start_iteration
+from zengine.engine.timeman import (
+    LATENCY_WINDOW,
+    STALL_WINDOW,
+    budget,
+    latency,
+    latency_sample,
+    stall_margin,
+    start_iteration,
+)
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -164,6 +172,12 @@ class Searcher:
         #: kept back from every time limit besides the Move Overhead, since a stall can as well
         #: come after the last look.
         self.stall_ms = 0.0
+        #: What each recent move under a clock cost beyond the search's own time (ms), and
+        #: their :func:`~zengine.engine.timeman.latency`, planned for every move to come.
+        self.latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self.latency_ms = 0.0
+        #: Per side: the clock and increment of its last search and the time that took.
+        self._last_clock: list[tuple[int, int, float] | None] = [None, None]
         self._hash_mb = hash_mb
         self._table: list[Entry | None] = []
         self._mask = 0
@@ -172,6 +186,19 @@ class Searcher:
         self._history: list[dict[int, int]] = [{}, {}]
         self._killers: list[list[int | None]] = []
         self.set_hash(hash_mb)
+
+    def _learn_latency(self, limits: GoLimits, side: int) -> None:
+        """Compare the clock of this ``go`` with the last one of the same side (see
+        :func:`~zengine.engine.timeman.latency_sample`)."""
+        clock = limits.clock(side)[0]
+        last = self._last_clock[side]
+        self._last_clock[side] = None
+        if clock is None or last is None or limits.infinite:
+            return
+        sample = latency_sample(last[0], last[1], last[2], clock)
+        if sample is not None:
+            self.latencies.append(sample)
+            self.latency_ms = latency(self.latencies)
 
     @property
     def hash_mb(self) -> int:
@@ -192,6 +219,7 @@ class Searcher:
         table = self._table
         table[:] = [None] * len(table)
         self._clear_heuristics()
+        self._last_clock = [None, None]  # the next clocks are another game's
 
     def _clear_heuristics(self) -> None:
         self._eval_cache = {}
@@ -250,6 +278,7 @@ class Searcher:
         for side_history in self._history:
             for move in side_history:
                 side_history[move] >>= HISTORY_AGING
+        self._learn_latency(limits, state.side_to_move)
         search = _Search(self, state, limits, evaluate, root_moves, unbounded, stop, on_info, start)
         return search.iterate()
 
@@ -326,7 +355,7 @@ class _Search:
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
         overhead = searcher.overhead_ms + round(searcher.stall_ms)
-        times = budget(limits, state.side_to_move, overhead)
+        times = budget(limits, state.side_to_move, overhead, round(searcher.latency_ms))
         self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
@@ -422,6 +451,11 @@ class _Search:
         searcher = self.searcher
         searcher.stalls.append(self.stall * 1000)
         searcher.stall_ms = stall_margin(searcher.stalls)
+        side = self.state.side_to_move
+        clock, inc = self.limits.clock(side)
+        if clock is not None and not self.unbounded:
+            own_ms = (time.perf_counter() - self.start) * 1000
+            searcher._last_clock[side] = (clock, inc or 0, own_ms)
         if self.unbounded:
             assert self.stop is not None  # Searcher.search refuses an unbounded search without
             self.stop.wait()

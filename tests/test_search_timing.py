@@ -126,3 +126,19 @@ def test_a_stall_is_measured_and_kept_back_from_later_limits() -> None:
     result = searcher.search(state, GoLimits(movetime=60_000, nodes=5_000), evaluate)
     assert result.depth == 1 and result.nodes < 5_000
     assert searcher.stall_ms < 1e9  # from the stalls measured, this search's included
+
+
+def test_the_latency_is_learnt_from_the_clocks_of_one_game() -> None:
+    """The clock of the next go of the same side tells what the last move cost in all; the
+    part beyond the search's own time is a latency sample. Another game's clock is none."""
+    state = make_rules("zola").start()
+    evaluate = state.rules.evaluation()
+    searcher = Searcher(overhead_ms=0)
+    searcher.search(state, GoLimits(depth=1, p1time=5_000, p2time=5_000), evaluate)
+    assert len(searcher.latencies) == 0
+    searcher.search(state, GoLimits(depth=1, p1time=4_800, p2time=5_000), evaluate)
+    assert len(searcher.latencies) == 1
+    assert 0 <= searcher.latency_ms <= 200  # 200 ms charged, less the search's own time
+    searcher.clear()  # a new game
+    searcher.search(state, GoLimits(depth=1, p1time=4_700, p2time=5_000), evaluate)
+    assert len(searcher.latencies) == 1
