@@ -92,6 +92,7 @@ def test_debug_tells_the_time_from_the_go() -> None:
     assert len(done) == 1
     words = done[0].split()
     assert words[words.index("time") + 2] == "ms" and float(words[words.index("time") + 1]) >= 0
+    assert words[words.index("latency") + 2] == "ms"
     assert lines[-1].startswith("bestmove")
 
 
