@@ -527,6 +527,7 @@ class Engine:
                     f"search done: depth {result.depth} nodes {result.nodes} time {spent:.1f} ms"
                     f" limits {result.soft_ms}/{result.hard_ms} ms"
                     f" stall margin next {searcher.stall_ms:.1f} ms"
+                    f" latency {searcher.latency_ms:.1f} ms"
                 )
         except Exception as exc:
             # The last resort of the worker thread, as the session's catch-all is of the reader:

@@ -27,12 +27,20 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zengine.engine.game import State
-from zengine.engine.timeman import budget, start_iteration
+from zengine.engine.timeman import (
+    LATENCY_WINDOW,
+    STALL_WINDOW,
+    budget,
+    latency,
+    latency_sample,
+    stall_margin,
+    start_iteration,
+)
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -58,9 +66,6 @@ CHECK_INTERVAL = 64
 CHECK_MIN = 8
 CHECK_MAX = 512
 CHECK_SECONDS = 0.001
-#: The stall margin (``Searcher.stall_ms``) keeps this share of itself per search, so that a
-#: machine's load stays in it for a few searches after the last stall (0.8: a fifth after 7).
-STALL_DECAY = 0.8
 
 #: Late move reductions, from this remaining depth on: the move index (0-based, table move
 #: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
@@ -159,11 +164,20 @@ class Searcher:
         self.seed = seed
         #: Milliseconds kept back from every time limit (the Move Overhead option).
         self.overhead_ms = overhead_ms
-        #: The longest stall of recent searches (ms): the time between two looks at the clock
-        #: in which the search thread did not run (a busy machine, another thread holding the
-        #: interpreter), decayed by ``STALL_DECAY`` per search. Kept back from every time limit
-        #: besides the Move Overhead, since a stall can as well come after the last look.
+        #: The longest stall of each recent search (ms): the time between two looks at the
+        #: clock in which the search thread did not run (a busy machine, another thread holding
+        #: the interpreter).
+        self.stalls: deque[float] = deque(maxlen=STALL_WINDOW)
+        #: The stall margin (ms, :func:`~zengine.engine.timeman.stall_margin` of ``stalls``):
+        #: kept back from every time limit besides the Move Overhead, since a stall can as well
+        #: come after the last look.
         self.stall_ms = 0.0
+        #: What each recent move under a clock cost beyond the search's own time (ms), and
+        #: their :func:`~zengine.engine.timeman.latency`, planned for every move to come.
+        self.latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self.latency_ms = 0.0
+        #: Per side: the clock and increment of its last search and the time that took.
+        self._last_clock: list[tuple[int, int, float] | None] = [None, None]
         self._hash_mb = hash_mb
         self._table: list[Entry | None] = []
         self._mask = 0
@@ -172,6 +186,19 @@ class Searcher:
         self._history: list[defaultdict[int, int]] = [defaultdict(int), defaultdict(int)]
         self._killers: list[list[int | None]] = []
         self.set_hash(hash_mb)
+
+    def _learn_latency(self, limits: GoLimits, side: int) -> None:
+        """Compare the clock of this ``go`` with the last one of the same side (see
+        :func:`~zengine.engine.timeman.latency_sample`)."""
+        clock = limits.clock(side)[0]
+        last = self._last_clock[side]
+        self._last_clock[side] = None
+        if clock is None or last is None or limits.infinite:
+            return
+        sample = latency_sample(last[0], last[1], last[2], clock)
+        if sample is not None:
+            self.latencies.append(sample)
+            self.latency_ms = latency(self.latencies)
 
     @property
     def hash_mb(self) -> int:
@@ -192,6 +219,7 @@ class Searcher:
         table = self._table
         table[:] = [None] * len(table)
         self._clear_heuristics()
+        self._last_clock = [None, None]  # the next clocks are another game's
 
     def _clear_heuristics(self) -> None:
         self._eval_cache = {}
@@ -253,6 +281,7 @@ class Searcher:
             defaultdict(int, {m: c >> HISTORY_AGING for m, c in h.items() if c >> HISTORY_AGING})
             for h in self._history
         ]
+        self._learn_latency(limits, state.side_to_move)
         search = _Search(self, state, limits, evaluate, root_moves, unbounded, stop, on_info, start)
         return search.iterate()
 
@@ -332,7 +361,7 @@ class _Search:
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
         overhead = searcher.overhead_ms + round(searcher.stall_ms)
-        times = budget(limits, state.side_to_move, overhead)
+        times = budget(limits, state.side_to_move, overhead, round(searcher.latency_ms))
         self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0
@@ -426,7 +455,13 @@ class _Search:
             ):
                 break  # a forced result is proven; deeper iterations would only repeat it
         searcher = self.searcher
-        searcher.stall_ms = max(self.stall * 1000, searcher.stall_ms * STALL_DECAY)
+        searcher.stalls.append(self.stall * 1000)
+        searcher.stall_ms = stall_margin(searcher.stalls)
+        side = self.state.side_to_move
+        clock, inc = self.limits.clock(side)
+        if clock is not None and not self.unbounded:
+            own_ms = (time.perf_counter() - self.start) * 1000
+            searcher._last_clock[side] = (clock, inc or 0, own_ms)
         if self.unbounded:
             assert self.stop is not None  # Searcher.search refuses an unbounded search without
             self.stop.wait()

@@ -15,6 +15,7 @@ time, they are tested without any clock (tests/test_timeman.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zengine.engine.values import GoLimits
@@ -44,6 +45,17 @@ LAST_MOVES_SHARE_PERMILLE = 800
 #: aborted at the hard limit, against 1.8-2.3 soft limits and 17-42% aborted when any
 #: iteration may start before the soft limit (the old rule).
 NEXT_ITERATION_PERCENT = 150
+#: The stall margin is the longest stall of the last this many searches. A stall is wall time
+#: without CPU time between two looks at the clock (the machine ran something else); one after
+#: the last look makes the move late whatever the limits, so the margin keeps it back. Measured
+#: at st=0.1 with two CPU burners and other work (load 13-21): per search the longest stall
+#: varies 5-60 ms from one search to the next; the margin that decayed by 0.8 per search let
+#: 2.9% of the searches run past ``movetime - overhead`` (up to 104 ms for 70).
+STALL_WINDOW = 8
+#: The latency is the mean of the last this many samples (one per move under a clock).
+LATENCY_WINDOW = 8
+#: A latency sample beyond this (ms) is no latency: the clock was set anew (another game).
+MAX_LATENCY_MS = 250
 
 
 @dataclass(frozen=True)
@@ -54,7 +66,7 @@ class TimeBudget:
     hard_ms: int | None
 
 
-def budget(limits: GoLimits, side: int, overhead_ms: int) -> TimeBudget:
+def budget(limits: GoLimits, side: int, overhead_ms: int, latency_ms: int = 0) -> TimeBudget:
     """The soft and hard time limits of a search for ``side`` (0 = p1) to move.
 
     ``movetime`` is met within the overhead: both limits are ``movetime - overhead``. With a
@@ -66,6 +78,12 @@ def budget(limits: GoLimits, side: int, overhead_ms: int) -> TimeBudget:
     counts as 0 and gives a zero budget (the search then completes depth 1 only and moves at
     once). When both ``movetime`` and a clock are given, the tighter limit wins. ``infinite``
     ignores both.
+
+    ``latency_ms`` is what each move is measured to cost beyond the engine's own time (see
+    :func:`latency_sample`): where it exceeds the increment, every move to come drains the
+    clock by the difference whatever the engine does, so that is kept back for the moves to
+    go (``movestogo``, else :data:`DEFAULT_MOVES_TO_GO`), the Move Overhead too with a
+    ``movestogo``.
     """
     if limits.infinite:
         return TimeBudget(None, None)
@@ -83,10 +101,13 @@ def budget(limits: GoLimits, side: int, overhead_ms: int) -> TimeBudget:
         moves_to_go = min(limits.movestogo, MAX_MOVES_TO_GO)
         # The time control refills the clock after a known number of moves, each of which
         # pays the overhead (less its increment): kept back for all of them.
-        later_losses = (moves_to_go - 1) * max(0, overhead - increment)
+        later_losses = (moves_to_go - 1) * max(0, max(overhead, latency_ms) - increment)
     else:
+        # Spending a share of what is left leaves time for the moves to come, unless each of
+        # them costs more than its increment outside the engine (measured: 1+0.01 beside two
+        # CPU burners and other work, ~23 ms a move): then the clock drains by itself.
         moves_to_go = DEFAULT_MOVES_TO_GO
-        later_losses = 0  # spending a share of what is left leaves time for the moves to come
+        later_losses = (moves_to_go - 1) * max(0, latency_ms - increment)
     available = max(0, clock - overhead - later_losses)
     # Every move pays the overhead: only the increment beyond it is time to plan on.
     increment = max(0, increment - overhead)
@@ -97,6 +118,40 @@ def budget(limits: GoLimits, side: int, overhead_ms: int) -> TimeBudget:
     soft = clock_soft if soft is None else min(soft, clock_soft)
     hard = clock_hard if hard is None else min(hard, clock_hard)
     return TimeBudget(soft, hard)
+
+
+def stall_margin(stalls_ms: Sequence[float]) -> float:
+    """The milliseconds the next search keeps back (besides the Move Overhead) for stalls: the
+    longest of the last :data:`STALL_WINDOW` searches' longest stalls (0 before any search).
+    A busy machine keeps it up; the margin drops within a few moves once the machine is idle."""
+    return max(list(stalls_ms)[-STALL_WINDOW:], default=0.0)
+
+
+def latency_sample(clock_ms: int, inc_ms: int, own_ms: float, next_clock_ms: int) -> float | None:
+    """What one move cost beyond the engine's own time (ms), from the clock before it
+    (``clock_ms``, increment ``inc_ms``), the engine's own time for it (``go`` to
+    ``bestmove``) and the clock the next ``go`` gives the same side; None when the clocks do
+    not follow (a new period's time, another game: more than :data:`MAX_LATENCY_MS`).
+
+    The referee charged ``clock + inc - next_clock``; the rest beyond the engine's own time
+    went to pipes, scheduling and the referee's own delays (0 when the referee's rounding
+    makes it negative).
+    """
+    charged = clock_ms + inc_ms - next_clock_ms
+    if charged < 0:
+        return None
+    sample = charged - own_ms
+    if sample > MAX_LATENCY_MS:
+        return None
+    return max(0.0, sample)
+
+
+def latency(samples_ms: Sequence[float]) -> float:
+    """The latency a move is expected to cost beyond the engine's own time: the mean of the
+    last :data:`LATENCY_WINDOW` samples (0 before any): each move pays it, so its mean is
+    what drains a clock."""
+    recent = list(samples_ms)[-LATENCY_WINDOW:]
+    return sum(recent) / len(recent) if recent else 0.0
 
 
 def start_iteration(times: TimeBudget, elapsed_ms: float) -> bool:

@@ -92,6 +92,7 @@ def test_debug_tells_the_time_from_the_go() -> None:
     assert len(done) == 1
     words = done[0].split()
     assert words[words.index("time") + 2] == "ms" and float(words[words.index("time") + 1]) >= 0
+    assert words[words.index("latency") + 2] == "ms"
     assert lines[-1].startswith("bestmove")
 
 
@@ -125,4 +126,20 @@ def test_a_stall_is_measured_and_kept_back_from_later_limits() -> None:
     searcher.stall_ms = 1e9
     result = searcher.search(state, GoLimits(movetime=60_000, nodes=5_000), evaluate)
     assert result.depth == 1 and result.nodes < 5_000
-    assert searcher.stall_ms < 1e9  # decayed by a search without such a stall
+    assert searcher.stall_ms < 1e9  # from the stalls measured, this search's included
+
+
+def test_the_latency_is_learnt_from_the_clocks_of_one_game() -> None:
+    """The clock of the next go of the same side tells what the last move cost in all; the
+    part beyond the search's own time is a latency sample. Another game's clock is none."""
+    state = make_rules("zola").start()
+    evaluate = state.rules.evaluation()
+    searcher = Searcher(overhead_ms=0)
+    searcher.search(state, GoLimits(depth=1, p1time=5_000, p2time=5_000), evaluate)
+    assert len(searcher.latencies) == 0
+    searcher.search(state, GoLimits(depth=1, p1time=4_800, p2time=5_000), evaluate)
+    assert len(searcher.latencies) == 1
+    assert 0 <= searcher.latency_ms <= 200  # 200 ms charged, less the search's own time
+    searcher.clear()  # a new game
+    searcher.search(state, GoLimits(depth=1, p1time=4_700, p2time=5_000), evaluate)
+    assert len(searcher.latencies) == 1

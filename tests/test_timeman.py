@@ -7,9 +7,15 @@ import pytest
 from zengine.engine.timeman import (
     DEFAULT_MOVES_TO_GO,
     HARD_FACTOR,
+    LATENCY_WINDOW,
+    MAX_LATENCY_MS,
     NEXT_ITERATION_PERCENT,
+    STALL_WINDOW,
     TimeBudget,
     budget,
+    latency,
+    latency_sample,
+    stall_margin,
     start_iteration,
 )
 from zengine.engine.values import GoLimits
@@ -147,3 +153,44 @@ def test_no_iteration_predicted_to_end_after_the_soft_limit() -> None:
     # The same under movetime (soft = hard): the search may end well before the limit.
     assert start_iteration(TimeBudget(100, 100), 40)
     assert not start_iteration(TimeBudget(100, 100), 41)
+
+
+def test_the_stall_margin_keeps_the_longest_recent_stall() -> None:
+    assert stall_margin([]) == 0.0
+    stalls = [48.0] + [5.0] * (STALL_WINDOW - 1)
+    # A long stall stays in the margin for STALL_WINDOW searches, however short the others...
+    assert stall_margin(stalls) == 48.0
+    # ...and is forgotten after that: an idle machine soon keeps next to nothing back.
+    assert stall_margin([*stalls, 6.0]) == 6.0
+    assert stall_margin([0.5] * (STALL_WINDOW + 3)) == 0.5
+
+
+def test_a_latency_sample_is_what_the_referee_charged_beyond_the_own_time() -> None:
+    # 1000 ms, +10 a move; the next go gives 950: 60 ms charged, 22.5 of them the engine's.
+    assert latency_sample(1000, 10, 22.5, 950) == 37.5
+    assert latency_sample(1000, 10, 61.0, 950) == 0.0  # the referee's rounding
+    assert latency_sample(1000, 10, 5.0, 2000) is None  # a new period, or another game
+    assert latency_sample(5000, 0, 5.0, 5000 - MAX_LATENCY_MS - 10) is None
+
+
+def test_the_latency_is_the_mean_of_recent_samples() -> None:
+    assert latency([]) == 0.0
+    assert latency([10.0, 30.0]) == 20.0
+    assert latency([500.0] + [4.0] * LATENCY_WINDOW) == 4.0
+
+
+def test_a_latency_beyond_the_increment_is_kept_back_for_the_moves_to_come() -> None:
+    limits = GoLimits(p1time=1000, p1inc=10)
+    plain = budget(limits, 0, 30)
+    assert budget(limits, 0, 30, latency_ms=10) == plain  # the increment pays for it
+    slow = budget(limits, 0, 30, latency_ms=23)
+    assert slow.soft_ms == (1000 - 30 - (DEFAULT_MOVES_TO_GO - 1) * 13) // DEFAULT_MOVES_TO_GO
+    assert slow.soft_ms is not None and plain.soft_ms is not None
+    assert slow.soft_ms < plain.soft_ms
+    # A clock smaller than what the moves to come will drain: depth 1 only, at once.
+    assert budget(GoLimits(p1time=300, p1inc=10), 0, 30, latency_ms=23) == TimeBudget(0, 0)
+    # With a movestogo the larger of the overhead and the latency is kept for each move.
+    mtg = GoLimits(p1time=1000, p1inc=0, movestogo=10)
+    later = 9 * 50  # nine moves after this one, each 50 ms outside the engine
+    assert budget(mtg, 0, 30, latency_ms=50).soft_ms == (1000 - 30 - later) // 10
+    assert budget(mtg, 0, 30, latency_ms=20) == budget(mtg, 0, 30)

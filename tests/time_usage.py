@@ -5,8 +5,8 @@ Two modes::
     python tests/time_usage.py go [--go "movetime 100"] [--variant zola] [--moves 300]
     python tests/time_usage.py games DIR [DIR...]
 
-``go`` runs the engine as a process (``--engine``, default ``zengine``), has it play games
-against itself with the same ``go`` line for every move, and measures each move as a referee
+``go`` runs the engine as a process (``--engine``, default ``zengine``; in a session of its own,
+as ``zengine match`` starts engines), has it play games against itself with the same ``go`` line for every move, and measures each move as a referee
 does: from writing ``go`` to reading ``bestmove`` (monotonic clock). It prints the distribution
 of the times and, under ``movetime``, of the overruns (time - movetime); with ``debug on``
 the engine tells its own time from the ``go`` line to the ``bestmove`` (``info string search
@@ -62,6 +62,10 @@ def go_mode(args: argparse.Namespace) -> int:
         stdout=subprocess.PIPE,
         text=True,
         bufsize=1,
+        # As the referee starts engines: in a session of its own, so that Linux schedules it
+        # as a group apart from this script's session (CPU burners started from the same
+        # shell would otherwise share its CPU share: own time p99 590 ms at movetime 100).
+        start_new_session=True,
     )
     assert engine.stdin is not None and engine.stdout is not None
     out, inp = engine.stdout, engine.stdin
