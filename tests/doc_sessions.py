@@ -168,11 +168,15 @@ def replay(example: Example) -> list[Reply]:
             break
         legal = set(script.engine.legal_moves()) if word == "go" and not open_search else set()
         fixed = word == "go" and fixed_search(step.command) and not open_search
-        lines = script.send(step.command)
-        if script.engine.searching and not script.engine.search_unbounded:
-            lines += script.finish()  # a bounded search, a perft, a bench: to its last line
-        elif word == "go":
-            open_search = True
+        # Every line from the command on, however fast or slow the machine: a bounded search
+        # may end before send() returns or just after (both were once read as an open one).
+        start = script.mark()
+        script.send(step.command)
+        if script.engine.search_unbounded:
+            open_search = True  # only a stop ends it
+        elif not open_search:
+            script.finish()  # a bounded search, a perft, a bench: to its last line
+        lines = script.since(start)
         if open_search:
             fixed = False
             if word == "stop":

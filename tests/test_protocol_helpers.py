@@ -37,6 +37,16 @@ class Script:
         with self._lock:
             return self.out[start:]
 
+    def mark(self) -> int:
+        """Where the lines printed from now on start (for :meth:`since`)."""
+        with self._lock:
+            return len(self.out)
+
+    def since(self, start: int) -> list[str]:
+        """Every line printed since :meth:`mark` gave ``start``."""
+        with self._lock:
+            return self.out[start:]
+
     def finish(self) -> list[str]:
         """End of input: wait for (or stop an infinite) search; every line printed since."""
         start = len(self.out)
