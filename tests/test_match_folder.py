@@ -31,6 +31,7 @@ from zengine.protocol.cli import main
 from zengine.tools import records, runner
 from zengine.tools.config import ConfigError
 from zengine.tools.match import run_match
+from zengine.tools.process_tree import all_procs, autogroups_on, read_proc
 from zengine.tools.records import append_line, read_games, write_atomic
 from zengine.tools.runner import ExitReason, FolderLock
 
@@ -195,6 +196,20 @@ def test_the_lock_goes_with_its_process(tmp_path: Path) -> None:
     FolderLock(folder).release()
 
 
+def referee_of(pid: int) -> int:
+    """The referee of the ``zengine match`` command ``pid``: the command itself, or the child
+    it re-ran in a session of its own."""
+    for proc in all_procs():
+        if proc.ppid == pid:
+            try:
+                argv = Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv[1:4] == [b"-m", b"zengine", b"match"]:
+                return proc.pid
+    return pid
+
+
 def test_a_second_referee_cannot_write_into_a_running_match(tmp_path: Path) -> None:
     folder = tmp_path / "m"
     marker = tmp_path / "engines.log"
@@ -216,7 +231,7 @@ def test_a_second_referee_cannot_write_into_a_running_match(tmp_path: Path) -> N
         wait_until(
             lambda: (
                 (folder / "lock").exists()
-                and (folder / "lock").read_text().startswith(f"pid {first.pid} ")
+                and referee_of(first.pid) == int((folder / "lock").read_text().split()[1])
             ),
             "the first referee's lock",
         )
@@ -229,7 +244,7 @@ def test_a_second_referee_cannot_write_into_a_running_match(tmp_path: Path) -> N
             )
             assert second.returncode == 2 and second.stdout == ""
             assert one_error_line(second.stderr) == (
-                f"{folder} is in use by another zengine match (pid {first.pid} on host "
+                f"{folder} is in use by another zengine match (pid {referee_of(first.pid)} on host "
                 f"{os.uname()[1]}); wait for it to end or stop it"
             )
         hold.unlink()
@@ -644,3 +659,71 @@ def test_interrupted_hint_and_signal_keep_their_words(tmp_path: Path) -> None:
         out.splitlines()[-1]
         == f"Interrupted: {kept} games kept. Resume with: zengine match --resume {folder}"
     )
+
+
+# --- the referee's session ------------------------------------------------------------------------
+
+
+def engine_pids(marker: Path) -> list[int]:
+    """The pids of the fake engines of this test (their command line names the marker)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            # an engine, not a referee whose command line names the engines
+            if argv[1:2] == [str(FAKE).encode()] and str(marker).encode() in argv:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not autogroups_on(), reason="no scheduling autogroups: one session is kept")
+@pytest.mark.parametrize("same", [False, True], ids=["own-session", "same-session"])
+def test_the_referee_runs_in_a_session_of_its_own(tmp_path: Path, same: bool) -> None:
+    """Linux schedules by session: the referee of ``zengine match`` is re-run in one of its own,
+    out of the caller's (whatever else the caller's session runs must not delay its clock
+    readings), unless ZENGINE_MATCH_SAME_SESSION=1. Ctrl-C and the exit code pass through."""
+    folder = tmp_path / "m"
+    marker = tmp_path / "engines.log"
+    env = {**os.environ, "ZENGINE_MATCH_SAME_SESSION": "1" if same else ""}
+    proc = subprocess.Popen(
+        zengine("match", *engines(marker, delay=20), "--games", "40", "--out", str(folder)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        wait_until(lambda: len(read_games(str(folder / "games.jsonl"))) >= 1, "a first game")
+        engine_parents = {p.ppid for pid in engine_pids(marker) if (p := read_proc(pid))}
+        referee = read_proc(engine_parents.pop())
+        assert engine_parents == set() and referee is not None
+        if same:
+            assert referee.pid == proc.pid and referee.session == os.getsid(proc.pid)
+        else:
+            assert referee.ppid == proc.pid and referee.session == referee.pid
+            assert referee.session != os.getsid(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=DEADLINE)
+    assert proc.returncode == 130 and err == "", out + err
+    assert out.splitlines()[-1].startswith("Interrupted: ")
+    wait_until(lambda: engine_pids(marker) == [] and read_proc(referee.pid) is None, "the end")
+
+
+@pytest.mark.skipif(not autogroups_on(), reason="no scheduling autogroups: one session is kept")
+def test_the_referee_dies_with_a_killed_command(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    marker = tmp_path / "engines.log"
+    proc = subprocess.Popen(
+        zengine("match", *engines(marker, delay=20), "--games", "40", "--out", str(folder)),
+        stdout=subprocess.DEVNULL,
+    )
+    wait_until(lambda: len(read_games(str(folder / "games.jsonl"))) >= 1, "a first game")
+    referees = [p.pid for p in all_procs() if p.ppid == proc.pid]
+    assert len(referees) == 1
+    proc.kill()
+    proc.wait(timeout=DEADLINE)
+    wait_until(lambda: engine_pids(marker) == [] and read_proc(referees[0]) is None, "the end")

@@ -26,12 +26,14 @@ import ctypes
 import os
 import secrets
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 #: The environment variable that marks an engine and everything it starts.
 TAG_VARIABLE = "ZENGINE_REFEREE_TAG"
@@ -362,3 +364,68 @@ class ProcessLedger:
                     handle.write(text)
             except OSError:  # best effort (see the class)
                 pass
+
+
+# --- the referee in a session of its own --------------------------------------------------------
+
+
+def autogroups_on() -> bool:
+    """Whether Linux groups processes by session for scheduling (``sched_autogroup``): only
+    then does a session of its own shield the referee from the rest of the user's session."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:  # not Linux, or a kernel without autogroups
+        return False
+
+
+#: Signals the parent passes on to the child in its own session: the terminal sends Ctrl-C,
+#: hang-up and window-size changes only to its foreground process group, which is the parent.
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGCONT)
+
+
+def run_in_own_session(argv: list[str], env: dict[str, str]) -> int:
+    """Run ``argv`` in a new session and wait for it: signals are passed on (Ctrl-Z stops
+    both), the child dies with this process, and the child's exit status is returned (one
+    killed by a signal kills this process the same way).
+
+    stdin, stdout and stderr are inherited: the child writes where this process would."""
+    child: subprocess.Popen[bytes] | None = None
+    early: list[int] = []
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        if child is None:
+            early.append(signum)  # before Popen returned: sent once it has
+        else:
+            _send(child.pid, signum)
+
+    def suspend(signum: int, frame: FrameType | None) -> None:
+        # Ctrl-Z: the child is in no terminal's foreground group, so it is stopped by hand.
+        if child is not None:
+            _send(child.pid, signal.SIGSTOP)
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+    handlers = {sig: forward for sig in FORWARDED}
+    handlers[signal.SIGTSTP] = suspend
+    previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
+    try:
+        child = subprocess.Popen(
+            argv, env=env, start_new_session=True, preexec_fn=die_with_parent(os.getpid())
+        )
+        for signum in early:
+            _send(child.pid, signum)
+        code = child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if code < 0:  # killed by a signal: end the same way, as a shell reports it
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+        return 128 - code
+    return code
+
+
+def _send(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:  # ended meanwhile; wait() collects it
+        pass
