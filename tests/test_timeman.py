@@ -140,7 +140,8 @@ def test_worst_case_games_never_flag(base: int, inc: int, period: int | None, ov
 def test_the_1s_clock_is_spread_over_the_game() -> None:
     """At 1+0.05 a move takes at most a small share of the clock: not ~305 ms of 1000."""
     b = budget(GoLimits(p1time=1_000, p2time=1_000, p1inc=50, p2inc=50), 0, 30)
-    assert b.soft_ms < 80 and b.hard_ms <= 200
+    assert b.soft_ms == (1_000 - 30) // DEFAULT_MOVES_TO_GO + 20
+    assert b.soft_ms <= 100 and b.hard_ms <= 200
 
 
 def test_no_iteration_predicted_to_end_after_the_soft_limit() -> None:
@@ -188,7 +189,8 @@ def test_a_latency_beyond_the_increment_is_kept_back_for_the_moves_to_come() -> 
     assert slow.soft_ms is not None and plain.soft_ms is not None
     assert slow.soft_ms < plain.soft_ms
     # A clock smaller than what the moves to come will drain: depth 1 only, at once.
-    assert budget(GoLimits(p1time=300, p1inc=10), 0, 30, latency_ms=23) == TimeBudget(0, 0)
+    drained = 30 + (DEFAULT_MOVES_TO_GO - 1) * 13
+    assert budget(GoLimits(p1time=drained, p1inc=10), 0, 30, latency_ms=23) == TimeBudget(0, 0)
     # With a movestogo the larger of the overhead and the latency is kept for each move.
     mtg = GoLimits(p1time=1000, p1inc=0, movestogo=10)
     later = 9 * 50  # nine moves after this one, each 50 ms outside the engine
