@@ -218,7 +218,9 @@ class Score:
         """``cp 35`` or ``mate -2``, as in ``info`` lines."""
         return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
 
-    __str__ = format
+    def __str__(self) -> str:
+        # A method, not ``__str__ = format``: mypyc's native classes take no method aliases.
+        return self.format()
 
     @staticmethod
     def parse(text: str) -> Score:
