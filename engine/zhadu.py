@@ -685,7 +685,9 @@ class ZhaduState(State):
             self.occ[stm] ^= 1 << p
 
     def copy(self) -> ZhaduState:
-        other = object.__new__(ZhaduState)
+        # ZhaduState.__new__, not object.__new__: the same in Python, and the way to skip
+        # __init__ that a mypyc-compiled class allows.
+        other = ZhaduState.__new__(ZhaduState)
         other.rules = self.rules
         other.g = self.g
         other.limit = self.limit

@@ -520,7 +520,9 @@ class ZolaState(State):
         self._key ^= key
 
     def copy(self) -> ZolaState:
-        other = object.__new__(ZolaState)
+        # ZolaState.__new__, not object.__new__: the same in Python, and the way to skip
+        # __init__ that a mypyc-compiled class allows.
+        other = ZolaState.__new__(ZolaState)
         other.rules = self.rules
         other.g = self.g
         other.doubled = list(self.doubled)
