@@ -685,24 +685,19 @@ class ZhaduState(State):
             self.occ[stm] ^= 1 << p
 
     def copy(self) -> ZhaduState:
-        # ZhaduState.__new__, not object.__new__: the same in Python, and the way to skip
-        # __init__ that a mypyc-compiled class allows.
-        other = ZhaduState.__new__(ZhaduState)
-        other.rules = self.rules
-        other.g = self.g
+        # Through __init__, then the rest copied over: a mypyc-compiled class cannot be made
+        # without its __init__ (object.__new__ refuses it). A copy is made per search, not per
+        # node.
+        other = ZhaduState(
+            self.rules, self.pos, self.stm, self.first, self.quiet, self.ply, self.result
+        )
         other.limit = self.limit
-        other.pos = list(self.pos)
         other.board = list(self.board)
         other.occ = list(self.occ)
-        other.first = list(self.first)
-        other.stm = self.stm
-        other.ply = self.ply
-        other.quiet = self.quiet
         other.passes = self.passes
         other._key = self._key
         other.rep = dict(self.rep)
         other.stack = list(self.stack)
-        other.result = self.result
         return other
 
     # --- the game's state ---------------------------------------------------------------------

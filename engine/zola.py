@@ -520,13 +520,12 @@ class ZolaState(State):
         self._key ^= key
 
     def copy(self) -> ZolaState:
-        # ZolaState.__new__, not object.__new__: the same in Python, and the way to skip
-        # __init__ that a mypyc-compiled class allows.
-        other = ZolaState.__new__(ZolaState)
-        other.rules = self.rules
-        other.g = self.g
+        # Through __init__, then the rest copied over: a mypyc-compiled class cannot be made
+        # without its __init__ (object.__new__ refuses it). A copy is made per search, not per
+        # node.
+        red, blue = self.boards
+        other = ZolaState(self.rules, red, blue, self.stm)
         other.doubled = list(self.doubled)
-        other.stm = self.stm
         other._key = self._key
         other.stack = list(self.stack)
         return other
