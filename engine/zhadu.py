@@ -688,9 +688,8 @@ class ZhaduState(State):
         # Through __init__, then the rest copied over: a mypyc-compiled class cannot be made
         # without its __init__ (object.__new__ refuses it). A copy is made per search, not per
         # node.
-        other = ZhaduState(
-            self.rules, self.pos, self.stm, self.first, self.quiet, self.ply, self.result
-        )
+        rules = cast(ZhaduRules, self.rules)
+        other = ZhaduState(rules, self.pos, self.stm, self.first, self.quiet, self.ply, self.result)
         other.limit = self.limit
         other.board = list(self.board)
         other.occ = list(self.occ)

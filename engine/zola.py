@@ -524,7 +524,7 @@ class ZolaState(State):
         # without its __init__ (object.__new__ refuses it). A copy is made per search, not per
         # node.
         red, blue = self.boards
-        other = ZolaState(self.rules, red, blue, self.stm)
+        other = ZolaState(cast(ZolaRules, self.rules), red, blue, self.stm)
         other.doubled = list(self.doubled)
         other._key = self._key
         other.stack = list(self.stack)
