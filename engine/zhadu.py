@@ -366,7 +366,9 @@ class ZhaduRules(Rules):
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZhaduRules:
         """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
-        values = cls.rule_values(options)
+        # super(), not cls.: the same method, and mypyc compiles a call of an inherited
+        # classmethod from an interpreted base (game.py) only this way.
+        values = super().rule_values(options)
         return cls(values["links"], int(values["quiet"]))
 
     def evaluation(self) -> Callable[[State], int]:

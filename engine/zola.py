@@ -337,7 +337,9 @@ class ZolaRules(Rules):
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZolaRules:
         """Rules from ``setup`` options; only ``size`` (6, 8, 10) exists."""
-        return cls(int(cls.rule_values(options)["size"]))
+        # super(), not cls.: the same method, and mypyc compiles a call of an inherited
+        # classmethod from an interpreted base (game.py) only this way.
+        return cls(int(super().rule_values(options)["size"]))
 
     def evaluation(self) -> Callable[[State], int]:
         from zengine.engine.zola_eval import evaluate
