@@ -218,9 +218,7 @@ class Score:
         """``cp 35`` or ``mate -2``, as in ``info`` lines."""
         return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
 
-    def __str__(self) -> str:
-        # A method, not ``__str__ = format``: mypyc's native classes take no method aliases.
-        return self.format()
+    __str__ = format
 
     @staticmethod
     def parse(text: str) -> Score:

@@ -366,9 +366,7 @@ class ZhaduRules(Rules):
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZhaduRules:
         """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
-        # super(), not cls.: the same method, and mypyc compiles a call of an inherited
-        # classmethod from an interpreted base (game.py) only this way.
-        values = super().rule_values(options)
+        values = cls.rule_values(options)
         return cls(values["links"], int(values["quiet"]))
 
     def evaluation(self) -> Callable[[State], int]:
@@ -687,18 +685,22 @@ class ZhaduState(State):
             self.occ[stm] ^= 1 << p
 
     def copy(self) -> ZhaduState:
-        # Through __init__, then the rest copied over: a mypyc-compiled class cannot be made
-        # without its __init__ (object.__new__ refuses it). A copy is made per search, not per
-        # node.
-        rules = cast(ZhaduRules, self.rules)
-        other = ZhaduState(rules, self.pos, self.stm, self.first, self.quiet, self.ply, self.result)
+        other = object.__new__(ZhaduState)
+        other.rules = self.rules
+        other.g = self.g
         other.limit = self.limit
+        other.pos = list(self.pos)
         other.board = list(self.board)
         other.occ = list(self.occ)
+        other.first = list(self.first)
+        other.stm = self.stm
+        other.ply = self.ply
+        other.quiet = self.quiet
         other.passes = self.passes
         other._key = self._key
         other.rep = dict(self.rep)
         other.stack = list(self.stack)
+        other.result = self.result
         return other
 
     # --- the game's state ---------------------------------------------------------------------

@@ -337,9 +337,7 @@ class ZolaRules(Rules):
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZolaRules:
         """Rules from ``setup`` options; only ``size`` (6, 8, 10) exists."""
-        # super(), not cls.: the same method, and mypyc compiles a call of an inherited
-        # classmethod from an interpreted base (game.py) only this way.
-        return cls(int(super().rule_values(options)["size"]))
+        return cls(int(cls.rule_values(options)["size"]))
 
     def evaluation(self) -> Callable[[State], int]:
         from zengine.engine.zola_eval import evaluate
@@ -522,12 +520,11 @@ class ZolaState(State):
         self._key ^= key
 
     def copy(self) -> ZolaState:
-        # Through __init__, then the rest copied over: a mypyc-compiled class cannot be made
-        # without its __init__ (object.__new__ refuses it). A copy is made per search, not per
-        # node.
-        red, blue = self.boards
-        other = ZolaState(cast(ZolaRules, self.rules), red, blue, self.stm)
+        other = object.__new__(ZolaState)
+        other.rules = self.rules
+        other.g = self.g
         other.doubled = list(self.doubled)
+        other.stm = self.stm
         other._key = self._key
         other.stack = list(self.stack)
         return other
