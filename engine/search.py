@@ -30,6 +30,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from zengine.engine.game import State
 from zengine.engine.timeman import (
@@ -411,7 +412,9 @@ class _Search:
             self.may_abort = depth > 1
             if depth > 1 and self.enough_before():
                 break
-            self.found_move = None
+            # Typed as the attribute, not as None: mypy would narrow the attribute to None past
+            # the calls that set it, and a mypyc-compiled build trusts that narrowing.
+            self.found_move = cast("int | None", None)
             self.seldepth = 0
             self.next_check = self.nodes + self.check_every
             if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
@@ -420,7 +423,7 @@ class _Search:
                 if depth >= ASPIRATION_DEPTH and abs(best_value) < MATE_BOUND:
                     low, high = best_value - ASPIRATION, best_value + ASPIRATION
                     while True:
-                        self.found_move = None
+                        self.found_move = cast("int | None", None)
                         value = self.root(depth, low, high)
                         if value <= low:
                             low = -INF

@@ -1,0 +1,180 @@
+"""Speed of several zengine installs side by side, in one run: perft, bench and time-to-depth.
+
+    python scripts/compare_builds.py --rounds=3 base="$(dirname "$(scripts/baseline)")/python" \\
+        pure=.venv/bin/python compiled=.venv-compiled/bin/python
+
+Each build is named by the Python interpreter of its install. Every measurement is taken for
+each build in turn before the next one starts, and the best of the rounds is kept. The figures
+are per second of the measuring process's own CPU time, so other programs on a shared machine
+slow them far less than they slow a wall clock (only through shared caches and cores): the
+ratios are what to read. Time-to-depth is the deepest iteration a search from a fresh table
+completes within 0.1 s and 1 s of CPU time, the CPU-clock reading of ``go movetime 100`` and
+``go movetime 1000``; ``--wall`` adds the depth that real ``go movetime`` commands reach on the
+wall clock, which a loaded machine lowers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ZHADU_PLAY = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
+
+#: (label, variant, position string or None for the start, depth): about a second each.
+PERFTS = [
+    ("zola", "zola", None, 4),
+    ("zola-8", "zola-8", None, 3),
+    ("zola-10", "zola-10", None, 3),
+    ("zhadu play", "zhadu", ZHADU_PLAY, 4),
+]
+
+#: (label, variant, position string or None for the start).
+SEARCHES = [
+    ("zola start", "zola", None),
+    ("zola-8 start", "zola-8", None),
+    ("zhadu start", "zhadu", None),
+    ("zhadu play", "zhadu", ZHADU_PLAY),
+]
+
+#: Run by each build's own interpreter: one measurement, printed as JSON.
+PROBE = """
+import importlib, json, sys, threading, time
+what, variant, fen, depth = sys.argv[1], sys.argv[2], sys.argv[3] or None, int(sys.argv[4])
+# The package is zengine.engine today; the frozen baseline's was a top-level engine.
+try:
+    pkg = importlib.import_module("zengine.engine")
+except ImportError:
+    pkg = importlib.import_module("engine")
+name = pkg.__name__
+rules = importlib.import_module(name + ".variants").make_rules(variant)
+state = rules.parse_position(fen) if fen else rules.start()
+if what == "perft":
+    perft = importlib.import_module(name + ".perft").perft
+    start = time.process_time()
+    leaves = perft(state, depth)
+    print(json.dumps(leaves / (time.process_time() - start)))
+elif what == "bench":
+    bench_variant = importlib.import_module(name + ".bench").bench_variant
+    start = time.process_time()
+    nodes, _ = bench_variant(variant, depth)
+    print(json.dumps([nodes, nodes / (time.process_time() - start)]))
+else:
+    search = importlib.import_module(name + ".search")
+    if hasattr(search, "Limits"):  # the baseline: the searcher finds the evaluation itself
+        args = (state, search.Limits(depth=depth))
+    else:
+        values = importlib.import_module(name + ".values")
+        args = (state, values.GoLimits(depth=depth), rules.evaluation())
+    done, stop = [], threading.Event()
+    start = time.process_time()
+
+    def watch():  # ends the search after 1.2 s of CPU time
+        while time.process_time() - start < 1.2 and not stop.wait(0.01):
+            pass
+        stop.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    search.Searcher(hash_mb=16, seed=0).search(
+        *args, stop=stop,
+        on_info=lambda info: done.append((info.depth, time.process_time() - start)),
+    )
+    stop.set()
+    print(json.dumps(done))
+"""
+
+
+def probe(python: str, *args: object) -> object:
+    """One measurement by the build whose interpreter is ``python``."""
+    out = subprocess.run(
+        [python, "-c", PROBE, *map(str, args)], capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(out)
+
+
+def depth_within(done: object, budget: float) -> int:
+    """The deepest iteration completed within ``budget`` CPU seconds (1 at least, as the
+    engine always completes depth 1)."""
+    assert isinstance(done, list)
+    return max([1, *(depth for depth, seconds in done if seconds <= budget)])
+
+
+def wall_depth(python: str, variant: str, fen: str | None, movetime: int) -> int:
+    """The last ``info depth`` of a real ``go movetime`` in a fresh engine process."""
+    zengine = str(Path(python).with_name("zengine"))
+    position = f"position fen {fen}" if fen else "position startpos"
+    script = f"setup {variant}\n{position}\ngo movetime {movetime}\n"
+    out = subprocess.run(
+        [zengine], input=script, capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    depths = [int(d) for d in re.findall(r"^info depth (\d+)", out, re.MULTILINE)]
+    return depths[-1] if depths else 0
+
+
+def main(argv: list[str]) -> None:
+    rounds, wall = 1, False
+    while argv and argv[0].startswith("--"):
+        option = argv.pop(0)
+        if option == "--wall":
+            wall = True
+        else:
+            rounds = int(option.removeprefix("--rounds="))
+    builds = dict(arg.split("=", 1) for arg in argv)
+    names = list(builds)
+    pythons = list(builds.values())
+    # label -> per build, the figures of every round; the best is kept.
+    figures: dict[str, list[list[float]]] = {}
+
+    def take(label: str, values: list[float]) -> None:
+        for seen, value in zip(figures.setdefault(label, [[] for _ in pythons]), values):
+            seen.append(value)
+        print(label, [round(v) for v in values], file=sys.stderr, flush=True)
+
+    variants = ["zola", "zola-8", "zola-10", "zhadu", "zhadu-star"]
+    for _ in range(rounds):
+        for label, variant, fen, depth in PERFTS:
+            leaves = [probe(p, "perft", variant, fen or "", depth) for p in pythons]
+            take(f"perft {depth} {label}, leaves/s", [float(v) for v in leaves])  # type: ignore[arg-type]
+        per_build = [[probe(p, "bench", v, "", 3) for v in variants] for p in pythons]
+        for i, variant in enumerate(variants):
+            take(f"bench {variant}, nodes/s", [b[i][1] for b in per_build])  # type: ignore[index]
+        totals = [sum(b[i][0] for i in range(len(variants))) for b in per_build]  # type: ignore[index]
+        seconds = [sum(b[i][0] / b[i][1] for i in range(len(variants))) for b in per_build]  # type: ignore[index]
+        take("bench total, nodes/s", [n / s for n, s in zip(totals, seconds)])
+        take("bench nodes", [float(n) for n in totals])
+        for label, variant, fen in SEARCHES:
+            done = [
+                probe(p, "depth", variant, fen or "", 30 if "zhadu" in variant else 12)
+                for p in pythons
+            ]
+            for budget in (0.1, 1.0):
+                take(
+                    f"depth within {budget:g} s CPU, {label}",
+                    [float(depth_within(d, budget)) for d in done],
+                )
+        if wall:
+            for movetime in (100, 1000):
+                for label, variant, fen in SEARCHES:
+                    take(
+                        f"depth at go movetime {movetime}, {label}",
+                        [float(wall_depth(p, variant, fen, movetime)) for p in pythons],
+                    )
+
+    header = ["measure", *names, *[f"{n}/{names[0]}" for n in names[1:]]]
+    print(f"best of {rounds} round(s)")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for label, seen in figures.items():
+        best = [max(values) for values in seen]
+        cells = [f"{round(v):,}" for v in best]
+        if "/s" in label and best[0]:
+            cells += [f"{v / best[0]:.2f}x" for v in best[1:]]
+        else:
+            cells += [""] * (len(names) - 1)
+        print("| " + " | ".join([label, *cells]) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
