@@ -15,6 +15,7 @@ wall clock, which a loaded machine lowers.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -114,14 +115,20 @@ def wall_depth(python: str, variant: str, fen: str | None, movetime: int) -> int
 
 
 def main(argv: list[str]) -> None:
-    rounds, wall = 1, False
-    while argv and argv[0].startswith("--"):
-        option = argv.pop(0)
-        if option == "--wall":
-            wall = True
-        else:
-            rounds = int(option.removeprefix("--rounds="))
-    builds = dict(arg.split("=", 1) for arg in argv)
+    parser = argparse.ArgumentParser(
+        prog="compare_builds.py",
+        description="perft, bench and time-to-depth of several zengine installs side by side",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="rounds; the best is kept")
+    parser.add_argument("--wall", action="store_true", help="also real go movetime depths")
+    parser.add_argument("builds", nargs="+", metavar="NAME=PYTHON", help="a build's interpreter")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
+    if any("=" not in b or not b.split("=", 1)[1] for b in args.builds):
+        parser.error("each build is NAME=PYTHON (the interpreter of its install)")
+    rounds, wall = args.rounds, args.wall
+    builds = dict(arg.split("=", 1) for arg in args.builds)
     names = list(builds)
     pythons = list(builds.values())
     # label -> per build, the figures of every round; the best is kept.
@@ -177,4 +184,9 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except (OSError, subprocess.SubprocessError) as error:
+        sys.exit(f"compare_builds.py: {error}")
