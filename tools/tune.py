@@ -26,12 +26,12 @@ from types import ModuleType
 import click
 
 from zengine.engine import zhadu_eval, zola_eval
-from zengine.engine.game import State
+from zengine.engine.game import GameError, Rules, State
 from zengine.engine.parallel import parallel_map
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
-from zengine.tools.schedule import parse_opening_line, random_opening
+from zengine.tools.schedule import OpeningError, parse_opening_line, random_opening
 
 #: A self-play game longer than this is dropped (no result to learn from).
 MAX_PLIES = 400
@@ -240,15 +240,61 @@ def play_command(
 
     With ``--openings``, game i starts from line i of the file (cycling), else from random moves.
     """
+    rules = _rules(variant)
     lines: list[str | None] = [None]
     if openings is not None:
-        with open(openings, encoding="utf-8") as f:
-            lines = [t for t in (x.strip() for x in f) if t and not t.startswith("#")]
+        try:
+            with open(openings, encoding="utf-8") as f:
+                lines = [t for t in (x.strip() for x in f) if t and not t.startswith("#")]
+            for number, line in enumerate(lines, 1):  # checked here, not in a worker
+                try:
+                    parse_opening_line(rules, line or "")
+                except (OpeningError, GameError) as exc:
+                    raise click.ClickException(f"{openings}: line {number}: {exc}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.FileError(openings, getattr(exc, "strerror", None) or str(exc)) from None
+        if not lines:
+            raise click.ClickException(f"{openings}: no openings")
     tasks = [(variant, depth, seed * 100_000 + i, lines[i % len(lines)]) for i in range(games)]
-    with open(out, "w", encoding="utf-8") as f:
-        for rows in parallel_map(self_play, tasks, jobs):
-            for row, label in rows:
-                f.write(json.dumps([row, label]) + "\n")
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            for rows in parallel_map(self_play, tasks, jobs):
+                for row, label in rows:
+                    f.write(json.dumps([row, label]) + "\n")
+    except OSError as exc:
+        raise click.FileError(out, exc.strerror or str(exc)) from None
+
+
+def _rules(variant: str) -> Rules:
+    """The rules of ``variant``, or a usage error naming the known ones."""
+    try:
+        return make_rules(variant)
+    except GameError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--variant'") from None
+
+
+def _positions(path: str) -> list[tuple[list[int], float]]:
+    """The ``[features, result]`` lines of a ``tune play`` file."""
+    data: list[tuple[list[int], float]] = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, text in enumerate(f, 1):
+                try:
+                    row, label = json.loads(text)
+                    if not (
+                        isinstance(row, list)
+                        and all(isinstance(x, int) for x in row)
+                        and isinstance(label, int | float)
+                    ):
+                        raise ValueError
+                except ValueError:
+                    raise click.ClickException(
+                        f"{path}: line {number} is not a [features, result] line of 'tune play'"
+                    ) from None
+                data.append((row, float(label)))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.FileError(path, getattr(exc, "strerror", None) or str(exc)) from None
+    return data
 
 
 @tune_command.command("fit")
@@ -256,11 +302,15 @@ def play_command(
 @click.argument("paths", nargs=-1, required=True)
 def fit_command(variant: str, paths: tuple[str, ...]) -> None:
     """Fit K, then the weights, to the positions of PATHS."""
+    _rules(variant)
     module, weights = game_of(variant)
     data: list[tuple[list[int], float]] = []
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            data.extend((row, label) for row, label in map(json.loads, f))
+        data.extend(_positions(path))
+    if not data:
+        raise click.ClickException("no positions to fit")
+    if any(len(row) != len(weights) for row, _ in data):
+        raise click.ClickException(f"the positions are not of a {variant} evaluation")
     values = get_weights(module, weights)
     k = fit_k(data, values)
     click.echo(
