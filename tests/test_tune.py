@@ -49,3 +49,34 @@ def test_features_times_the_weights_give_the_evaluation(variant: str) -> None:
 def test_error_is_least_for_the_right_sign() -> None:
     data = [([1], 1.0), ([-1], 0.0), ([2], 1.0)]
     assert error(data, [100], 1.0) < error(data, [0], 1.0) < error(data, [-100], 1.0)
+
+
+# --- bad input: one line, no traceback ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["play", "--variant", "nope", "--out", "{tmp}/x"], 2, "unknown game 'nope'"),
+        (["play", "--variant", "zola", "--out", "{tmp}/no/x"], 1, "Could not open file"),
+        (
+            ["play", "--variant", "zola", "--out", "{tmp}/x", "--openings", "{tmp}/bad"],
+            1,
+            "line 1: neither a position string",
+        ),
+        (["fit", "--variant", "zola", "{tmp}/missing"], 1, "Could not open file"),
+        (["fit", "--variant", "zola", "{tmp}/bad"], 1, "line 1 is not a [features, result] line"),
+        (["fit", "--variant", "zhadu", "{tmp}/zola"], 1, "not of a zhadu evaluation"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, args: list[str], code: int, says: str) -> None:
+    from click.testing import CliRunner
+
+    from zengine.tools.tune import tune_command
+
+    (tmp_path / "bad").write_text("garbage\n")
+    (tmp_path / "zola").write_text("[[1, 2, 3, 4, 5, 6, 7], 1]\n")
+    result = CliRunner().invoke(tune_command, [a.format(tmp=tmp_path) for a in args])
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert says in result.output and "Traceback" not in result.output
