@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -89,8 +91,14 @@ else:
 
 def probe(python: str, *args: object) -> object:
     """One measurement by the build whose interpreter is ``python``."""
+    # From the root folder: run in a checkout, ``-c`` would put its ``engine/`` folder first on
+    # the path, ahead of the build's own install (the baseline then imported today's sources).
     out = subprocess.run(
-        [python, "-c", PROBE, *map(str, args)], capture_output=True, text=True, check=True
+        [python, "-c", PROBE, *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
     ).stdout
     return json.loads(out)
 
@@ -130,7 +138,9 @@ def main(argv: list[str]) -> None:
     rounds, wall = args.rounds, args.wall
     builds = dict(arg.split("=", 1) for arg in args.builds)
     names = list(builds)
-    pythons = list(builds.values())
+    # Absolute, as the probes run from the root folder; not resolved, as a venv's python is a
+    # link whose target lies outside the venv.
+    pythons = [os.path.abspath(p) if os.sep in p else shutil.which(p) or p for p in builds.values()]
     # label -> per build, the figures of every round; the best is kept.
     figures: dict[str, list[list[float]]] = {}
 
