@@ -321,6 +321,24 @@ class State(ABC):
     def undo(self) -> None:
         """Unmake the last move made with :meth:`play`; restores position, hash and counters."""
 
+    def null_move_allowed(self) -> bool:
+        """Whether the search may try a null move here (:meth:`play_null`): never by default.
+
+        A game allows it where handing the opponent the move is almost never better than any
+        move of one's own (no zugzwang), which lets the search prove a position good enough
+        without a move of its own (null-move pruning)."""
+        return False
+
+    def play_null(self) -> None:
+        """Hand the move to the opponent without moving (only where :meth:`null_move_allowed`);
+        nothing else changes, and it is no move of the game: :meth:`undo_null` takes it back,
+        :meth:`undo` and :attr:`history_length` do not see it."""
+        raise NotImplementedError(f"{type(self).__name__} has no null move")
+
+    def undo_null(self) -> None:
+        """Take back :meth:`play_null`."""
+        raise NotImplementedError(f"{type(self).__name__} has no null move")
+
     @abstractmethod
     def copy(self) -> State:
         """An independent copy, with the same history (so repetitions still count)."""

@@ -79,6 +79,13 @@ LMR_DEEP_DEPTH = 5
 #: Reverse futility pruning at non-PV nodes up to this depth, with this margin per ply (cp).
 RFP_DEPTH = 2
 RFP_MARGIN = 120
+#: Null-move pruning at non-PV nodes from this remaining depth on, where the static evaluation is
+#: at least beta and the game allows it (``State.null_move_allowed``): the opponent moving twice
+#: in a row, searched ``NULL_REDUCTION`` plies shallower (one more per ``NULL_DEPTH_STEP``
+#: plies of depth), still fails to reach beta.
+NULL_DEPTH = 2
+NULL_REDUCTION = 2
+NULL_DEPTH_STEP = 6
 #: Half-width of the root's aspiration window (cp) and the first depth that uses it: scores of
 #: successive iterations differ by ~20-40 cp in Zola (odd/even), so 60 rarely fails.
 ASPIRATION = 60
@@ -315,6 +322,7 @@ class _Search:
         "may_abort",
         "next_check",
         "node_limit",
+        "null_child",
         "nodes",
         "on_info",
         "path",
@@ -355,6 +363,8 @@ class _Search:
         self.killers = searcher._killers
         #: Keys of the positions on the current search path (a repetition there is a draw).
         self.path: set[int] = set()
+        #: Per ply: whether the node there follows a null move (no second one in a row).
+        self.null_child = [False] * (MAX_PLY + 2)
         self.root_moves = root_moves
         parameters = state.rules.search_parameters()
         self.max_qdepth = parameters.quiescence_depth
@@ -648,13 +658,24 @@ class _Search:
                 if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
                     return value
 
-        if not pv_node and depth <= RFP_DEPTH and -MATE_BOUND < beta < MATE_BOUND:
-            # Reverse futility: far enough above beta near the horizon, assume it holds.
-            stand = self.eval_cache.get(key)
-            if stand is None:
-                stand = self.evaluate_and_cache(key)
-            if stand - RFP_MARGIN * depth >= beta:
-                return stand
+        if not pv_node and -MATE_BOUND < beta < MATE_BOUND:
+            stand = None
+            if depth <= RFP_DEPTH:
+                # Reverse futility: far enough above beta near the horizon, assume it holds.
+                stand = self.eval_cache.get(key)
+                if stand is None:
+                    stand = self.evaluate_and_cache(key)
+                if stand - RFP_MARGIN * depth >= beta:
+                    return stand
+            if depth >= NULL_DEPTH and not self.null_child[ply] and st.null_move_allowed():
+                if stand is None:
+                    stand = self.eval_cache.get(key)
+                    if stand is None:
+                        stand = self.evaluate_and_cache(key)
+                if stand >= beta:
+                    value = self.null_search(depth, beta, ply)
+                    if value >= beta:
+                        return beta if value > MATE_BOUND else value
 
         if tt_move is not None and not st.is_legal_move(tt_move):
             tt_move = None  # a key collision: the table never makes the search play it here
@@ -750,6 +771,21 @@ class _Search:
             stored -= ply
         table[slot] = (key, depth, flag, stored, best_move)
         return best
+
+    def null_search(self, depth: int, beta: int, ply: int) -> int:
+        """The score of letting the opponent move twice, a null window at ``beta``, searched
+        :data:`NULL_REDUCTION` plies (and one per :data:`NULL_DEPTH_STEP`) shallower than
+        the moves would be. Raises :class:`_Abort`."""
+        st = self.state
+        null_child = self.null_child
+        reduction = NULL_REDUCTION + depth // NULL_DEPTH_STEP
+        st.play_null()
+        null_child[ply + 1] = True
+        try:
+            return -self.negamax(depth - 1 - reduction, -beta, 1 - beta, ply + 1, False)
+        finally:
+            null_child[ply + 1] = False
+            st.undo_null()
 
     def quiescence(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
         """The score of a position beyond the horizon (``qdepth`` plies into quiescence):

@@ -96,6 +96,8 @@ PLY_MAX = 999_999_999
 CAPTURE = 1 << 10
 PLACE = 1 << 11
 PASS = 1 << 12
+#: The fewest stones of the side to move with which the search tries a null move.
+NULL_MOVE_STONES = 3
 
 
 def point_index(name: str) -> int:
@@ -683,6 +685,22 @@ class ZhaduState(State):
             self.pos[self.board[p]] = -1
             self.board[p] = -1
             self.occ[stm] ^= 1 << p
+
+    def null_move_allowed(self) -> bool:
+        """After the setup, while the game goes on and the side to move keeps
+        :data:`NULL_MOVE_STONES` stones (every walk has an exact length: a side with few stones
+        may have only walks that expose one, a zugzwang where a null move lies)."""
+        return (
+            self.ply >= SETUP_PLIES
+            and self.result is None
+            and self.occ[self.stm].bit_count() >= NULL_MOVE_STONES
+        )
+
+    def play_null(self) -> None:
+        self.stm ^= 1
+        self._key ^= SIDE_KEY
+
+    undo_null = play_null
 
     def copy(self) -> ZhaduState:
         other = object.__new__(ZhaduState)

@@ -2,9 +2,10 @@
 
 Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
 unique and sorted as text, count and capture lists agree, ``is_legal_move`` agrees with them
-for any int, moves and position strings round-trip, and make/unmake restores position and
-hash. Position keys differ between rule sets of a game. New games get these for free; the test
-game of tests/hexapawn.py runs them too, proving that the interface is all a game needs.
+for any int, moves and position strings round-trip, make/unmake restores position and hash,
+and a null move (where the game allows one) only hands over the move. Position keys differ
+between rule sets of a game. New games get these for free; the test game of
+tests/hexapawn.py runs them too, proving that the interface is all a game needs.
 """
 
 from __future__ import annotations
@@ -85,6 +86,24 @@ def _check_undo(state: State, rng: random.Random) -> None:
         assert _snapshot(state) == before
 
 
+def _check_null_move(state: State) -> None:
+    """Where the game allows a null move, it hands over the move and nothing else: the position
+    string and key are those of the same position with the other side to move, and
+    ``undo_null`` restores everything."""
+    if not state.null_move_allowed():
+        return
+    before = _snapshot(state)
+    state.play_null()
+    assert state.side_to_move == 1 - before[2]
+    assert state.key != before[1]
+    assert state.history_length == before[4]
+    parsed = state.rules.parse_position(state.position_text())
+    assert parsed.key == state.key, "null move: incremental hash differs from a fresh one"
+    assert legal_moves_text(parsed) == legal_moves_text(state)
+    state.undo_null()
+    assert _snapshot(state) == before
+
+
 def _playout(variant: str, seed: int) -> int:
     rng = random.Random(seed)
     rules = make_rules(variant)
@@ -96,6 +115,7 @@ def _playout(variant: str, seed: int) -> int:
         _check_position(state)
         _check_is_legal_move(state, rng, seen)
         _check_undo(state, rng)
+        _check_null_move(state)
         moves = state.legal_moves()
         if not moves:
             break

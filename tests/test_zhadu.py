@@ -652,3 +652,22 @@ def test_diagram_shows_points_and_stones() -> None:
     assert lines[0].strip() == "B2" and lines[13].strip() == "W2"  # h1 at the top, a1 below
     assert "White (W) to move" in picture
     assert "Setup" in make_rules("zhadu").start().diagram()
+
+
+def test_null_moves_only_after_the_setup_with_three_stones() -> None:
+    """The search's null move: never while stones are placed, nor for a side down to two stones
+    (its walks may all expose one: a zugzwang), nor once the game is over."""
+    assert not make_rules("zhadu").start().null_move_allowed()
+    state = position(AFTER_SETUP)
+    assert state.null_move_allowed()
+    state.play_null()
+    assert state.position_text() == AFTER_SETUP.replace(" w ", " b ")
+    state.undo_null()
+    assert state.position_text() == AFTER_SETUP
+    assert not position("3a0,123a1/1h0,2h1,3h2,4h3,123g0 w -/1 0 30").null_move_allowed()
+    assert position("3a0,123a1/1h0,2h1,3h2,4h3,123g0 b -/1 0 30").null_move_allowed()
+    over = position(WALLED_IN)
+    play(over, "pass", "b1xb0")
+    while not over.is_over():
+        over.play(over.legal_moves()[0])
+    assert not over.null_move_allowed()
