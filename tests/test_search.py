@@ -141,6 +141,27 @@ def test_equal_captures_is_true_to_the_rules(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", variant_names())
+def test_null_moves_only_where_the_game_allows_them(variant: str, monkeypatch) -> None:
+    """The search tries null moves exactly where ``null_move_allowed`` says so (Zhadu after the
+    setup: the depth-5 searches below try some; Zola never), and leaves the state as it was."""
+    allowed: list[bool] = []
+    cls = type(make_rules(variant).start())
+    original = cls.play_null
+
+    def counted(state: State) -> None:
+        allowed.append(state.null_move_allowed())
+        original(state)
+
+    monkeypatch.setattr(cls, "play_null", counted)
+    for state in random_positions(variant, 3, seed=7):
+        before = (state.position_text(), state.key, state.history_length)
+        search(state, GoLimits(depth=5 if "zhadu" in variant else 3))
+        assert (state.position_text(), state.key, state.history_length) == before
+    assert all(allowed)
+    assert bool(allowed) == variant.startswith("zhadu")
+
+
+@pytest.mark.parametrize("variant", variant_names())
 def test_always_a_legal_move_under_tiny_limits(variant: str) -> None:
     searcher = Searcher(hash_mb=1)
     for index, state in enumerate(random_positions(variant, 12, seed=len(variant))):
