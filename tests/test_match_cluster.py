@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fake_match import fake, match_cli, pair, start_match, wait_for_games
 
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools import cluster as cluster_module
@@ -31,8 +31,6 @@ from zengine.tools.runner import ExitReason
 
 pytest.importorskip("distributed")
 
-FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
-CLI = [sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match"]
 MARK = "ZENGINE_CLUSTER_TEST"
 #: Generous: starting Python processes that import Dask takes seconds on a loaded machine.
 START_S = 180
@@ -203,12 +201,7 @@ def test_cluster_addresses() -> None:
 
 
 def test_bad_cluster_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*CLI, *match_args(tmp_path / "m"), "--cluster", "http://127.0.0.1:8786"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = match_cli(*match_args(tmp_path / "m"), "--cluster", "http://127.0.0.1:8786")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--cluster" in done.stderr
     assert not (tmp_path / "m").exists()
@@ -249,7 +242,7 @@ def test_without_dask_one_line_says_how_to_install(tmp_path: Path) -> None:
 
 
 def test_local_match_does_not_import_dask(tmp_path: Path) -> None:
-    engine = "cmd=" + shlex.join([sys.executable, str(FAKE)])
+    engine = fake()
     program = (
         "import sys\n"
         "from zengine.tools.match import run_match\n"
@@ -297,10 +290,8 @@ def test_cluster_plays_the_games_of_a_local_match(
 def test_local_cluster_of_two_workers(tmp_path: Path) -> None:
     # The command, in a process of its own: its local cluster's worker processes (and
     # multiprocessing's helper) are its children, not this test runner's.
-    done = subprocess.run(
-        [*CLI, *match_args(tmp_path / "dask", "--cluster", "local:2", games=2)],
-        capture_output=True,
-        text=True,
+    done = match_cli(
+        *match_args(tmp_path / "dask", "--cluster", "local:2", games=2),
         timeout=600,
         env=marked(tmp_path),
     )
@@ -348,17 +339,15 @@ def test_an_engine_that_cannot_start_on_the_worker(
 
 
 def test_sprt_decision_stops_the_cluster(tmp_path: Path, dask_cluster: DaskCluster) -> None:
-    random_mover = "cmd=" + shlex.join([sys.executable, str(FAKE)])
     result = run_match(
         [
-            "--engine",
-            "cmd=zengine",
-            "name=z",
-            "depth=2",
-            "--engine",
-            random_mover,
-            "name=random",
-            "depth=1",
+            *pair(  # the built-in engine against the fake engine's random moves
+                "cmd=zengine",
+                fake(),
+                x_keys=("depth=2",),
+                n_keys=("depth=1",),
+                names=("z", "random"),
+            ),
             "--sprt",
             "elo0=0",
             "elo1=300",
@@ -382,28 +371,11 @@ def test_sprt_decision_stops_the_cluster(tmp_path: Path, dask_cluster: DaskClust
 
 
 def start_coordinator(out: Path, address: str, games: int, tmp: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [*CLI, *match_args(out, "--cluster", address, games=games)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=marked(tmp),
-    )
-
-
-def wait_for_games(out: Path, count: int, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + START_S
-    while time.monotonic() < deadline and proc.poll() is None:
-        if len(read_games(str(out / "games.jsonl"))) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError("the match did not get going")
+    return start_match(*match_args(out, "--cluster", address, games=games), env=marked(tmp))
 
 
 def resume(out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*CLI, "--resume", str(out), *extra], capture_output=True, text=True, timeout=600
-    )
+    return match_cli("--resume", str(out), *extra, timeout=600)
 
 
 def assert_each_game_once(out: Path, games: int) -> list[dict]:
@@ -444,7 +416,7 @@ def test_coordinator_killed_then_resumed_on_the_cluster(
     games = 8
     out = tmp_path / "m"
     proc = start_coordinator(out, dask_cluster.address, games, tmp_path)
-    wait_for_games(out, 2, proc)
+    wait_for_games(out, 2, proc, seconds=START_S)
     proc.kill()
     proc.communicate(timeout=30)
     kept = len(read_games(str(out / "games.jsonl")))
@@ -460,7 +432,7 @@ def test_interrupted_coordinator_says_how_to_resume(
     games = 10
     out = tmp_path / "m"
     proc = start_coordinator(out, dask_cluster.address, games, tmp_path)
-    wait_for_games(out, 1, proc)
+    wait_for_games(out, 1, proc, seconds=START_S)
     proc.send_signal(signal.SIGINT)
     text, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, text
@@ -477,7 +449,7 @@ def test_scheduler_gone_stops_cleanly_and_resumes_elsewhere(tmp_path: Path) -> N
     out = tmp_path / "m"
     try:
         proc = start_coordinator(out, dask.address, games, tmp_path)
-        wait_for_games(out, 1, proc)
+        wait_for_games(out, 1, proc, seconds=START_S)
         dask.scheduler.send_signal(signal.SIGKILL)
         text, _ = proc.communicate(timeout=300)
     finally:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_match import DATA, FAKE, cli
 
 from zengine.engine.variants import variant_names
-from zengine.protocol.cli import main
 from zengine.tools import schedule as schedule_module
 from zengine.tools.config import (
     ConfigError,
@@ -39,19 +39,8 @@ from zengine.tools.schedule import (
     schedule,
 )
 
-FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
-DATA = Path(__file__).parent / "data"
 #: Two engines that would play (the built-in one): each case adds or overrides one thing.
 TWO = ["--engine", "name=a", "--engine", "name=b", "--each", "depth=1", "--games", "2"]
-
-
-def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``zengine match <args>`` run in this process."""
-    with pytest.raises(SystemExit) as exit_info:
-        main.main(["match", *args], prog_name="zengine")
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

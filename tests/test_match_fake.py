@@ -8,62 +8,18 @@ minute) or a generous clock, and only the misbehaving engine gets short deadline
 event that is certain (it never answers, it answers too late by design)."""
 
 import json
-import os
 import pickle
-import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from fake_match import DATA, EASY, FAKE, X_DEADLINES, children, fake, pair, run, running
 
 from zengine.engine.values import Termination
 from zengine.tools.config import parse_command_line
 from zengine.tools.match import run_match
 from zengine.tools.runner import ExitReason
 from zengine.tools.schedule import match_schedule
-
-FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
-DATA = Path(__file__).parent / "data"
-
-
-def fake(*args: str) -> str:
-    return "cmd=" + shlex.join([sys.executable, str(FAKE), *args])
-
-
-def children() -> list[str]:
-    """Our child processes (zombies included): there must be none after a match."""
-    me = str(os.getpid())
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[1] == me:
-            found.append(f"{entry} {fields[0]} {stat.split('(')[1].split(')')[0]}")
-    return found
-
-
-def run(tmp_path, *args, out="m"):
-    lines: list[str] = []
-    result = run_match(
-        [*args, "--out", str(tmp_path / out), "--seed", "11"], emit=lines.append, progress=False
-    )
-    games = [json.loads(line) for line in (tmp_path / out / "games.jsonl").read_text().splitlines()]
-    assert children() == []
-    return result, games, "\n".join(lines)
-
-
-#: Untimed games: a sound fake engine answers at once; nothing waits for a slow machine.
-EASY = ("--each", "depth=1")
-#: Short deadlines for the misbehaving engine X only, for waits it never answers: isready
-#: (before a game, after a stall), a move without a clock, past its clock. Its start (the
-#: wait for uciok, which a sound process start must meet) keeps the generous default.
-X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
 
 
 @pytest.mark.parametrize(
@@ -88,17 +44,7 @@ X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
 )
 def test_engine_errors_lose_and_the_match_goes_on(tmp_path, mode, limits, termination, reason):
     result, games, _ = run(
-        tmp_path,
-        "--engine",
-        fake(mode, "--late", "800"),
-        "name=X",
-        *limits,
-        "--engine",
-        fake(),
-        "name=N",
-        "--games",
-        "2",
-        *EASY,
+        tmp_path, *pair(fake(mode, "--late", "800"), x_keys=limits), "--games", "2", *EASY
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
     for game in games:
@@ -109,18 +55,7 @@ def test_engine_errors_lose_and_the_match_goes_on(tmp_path, mode, limits, termin
 
 
 def test_garbage_output_is_ignored(tmp_path):
-    result, games, _ = run(
-        tmp_path,
-        "--engine",
-        fake("garbage", "--score", "12"),
-        "name=X",
-        "--engine",
-        fake(),
-        "name=N",
-        "--games",
-        "2",
-        *EASY,
-    )
+    result, games, _ = run(tmp_path, *pair(fake("garbage", "--score", "12")), "--games", "2", *EASY)
     assert result.reason is ExitReason.COMPLETED
     assert [g["termination"] for g in games] == ["normal", "normal"]
     # The junk info line before each score line leaves no trace; the real one is read.
@@ -152,10 +87,7 @@ def test_garbage_output_is_ignored(tmp_path):
 )
 def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, limits, termination, reason):
     after = "1" if mode == "hang" else "2"
-    engines = (
-        *("--engine", fake(mode, "--after", after), "name=X", *limits, *X_DEADLINES),
-        *("--engine", fake(), "name=N"),
-    )
+    engines = pair(fake(mode, "--after", after), x_keys=(*limits, *X_DEADLINES))
     result, games, text = run(tmp_path, *engines, "--games", "4", *EASY, out="stop")
     assert result.reason is ExitReason.ENGINE_FAILURE
     assert len(games) == 1 and games[0]["result"] == "0-1"
@@ -173,13 +105,7 @@ def test_depth_only_limit_stall_has_a_deadline(tmp_path):
     # X hangs on its first go; only X's own move deadline is short.
     result, games, _ = run(
         tmp_path,
-        "--engine",
-        fake("hang"),
-        "name=X",
-        *X_DEADLINES,
-        "--engine",
-        fake(),
-        "name=N",
+        *pair(fake("hang"), x_keys=X_DEADLINES),
         "--each",
         "depth=2",
         "--games",
@@ -197,18 +123,7 @@ def test_cannot_start_engine(tmp_path):
     program = tmp_path / "not-a-program"
     program.write_text("this is no program\n")
     program.chmod(0o755)
-    result, games, _ = run(
-        tmp_path,
-        "--engine",
-        f"cmd={program}",
-        "name=X",
-        "--engine",
-        fake(),
-        "name=N",
-        "--games",
-        "2",
-        *EASY,
-    )
+    result, games, _ = run(tmp_path, *pair(f"cmd={program}"), "--games", "2", *EASY)
     assert result.reason is ExitReason.ENGINE_FAILURE
     assert games[0]["termination"] == "disconnect" and "cannot start" in games[0]["reason"]
 
@@ -217,17 +132,14 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
     log_a, log_b = tmp_path / "a.log", tmp_path / "b.log"
     result, games, _ = run(
         tmp_path,
-        "--engine",
-        fake("--log", str(log_a)),
-        "name=A",
-        "tc=40/10+0.25",
-        "option.Hash=8",
-        "--engine",
-        fake("--log", str(log_b)),
-        "name=B",
-        "proto=ugi",
-        "st=0.5",
-        "timemargin=100000",  # go movetime 500, but no loss on time on a loaded machine
+        *pair(
+            fake("--log", str(log_a)),
+            fake("--log", str(log_b)),
+            x_keys=("tc=40/10+0.25", "option.Hash=8"),
+            # go movetime 500, but no loss on time on a loaded machine
+            n_keys=("proto=ugi", "st=0.5", "timemargin=100000"),
+            names=("A", "B"),
+        ),
         "--variant",
         "zhadu",
         "--rule",
@@ -260,12 +172,7 @@ def test_what_the_referee_sends_uci_and_ugi(tmp_path):
 def test_adjudication_resign_and_draw(tmp_path):
     _result, games, _ = run(
         tmp_path,
-        "--engine",
-        fake("--score", "-700"),
-        "name=X",
-        "--engine",
-        fake("--score", "700"),
-        "name=N",
+        *pair(fake("--score", "-700"), fake("--score", "700")),
         "--games",
         "2",
         "--resign",
@@ -282,12 +189,7 @@ def test_adjudication_resign_and_draw(tmp_path):
         assert len(game["moves"]) in (3, 4)  # X's second move ends it
     _result, games, _ = run(
         tmp_path,
-        "--engine",
-        fake("--score", "3"),
-        "name=X",
-        "--engine",
-        fake("--score", "-2"),
-        "name=N",
+        *pair(fake("--score", "3"), fake("--score", "-2")),
         "--games",
         "2",
         "--draw",
@@ -302,19 +204,7 @@ def test_adjudication_resign_and_draw(tmp_path):
         assert (game["result"], game["termination"]) == ("1/2-1/2", "adjudication")
         assert len(game["moves"]) == 5  # move number 3 of the game reached, 2 scores each
     _result, games, _ = run(
-        tmp_path,
-        "--engine",
-        fake(),
-        "name=X",
-        "--engine",
-        fake(),
-        "name=N",
-        "--games",
-        "2",
-        "--maxplies",
-        "7",
-        *EASY,
-        out="p",
+        tmp_path, *pair(fake()), "--games", "2", "--maxplies", "7", *EASY, out="p"
     )
     assert len(games) == 2 and all(
         (g["result"], g["termination"], len(g["moves"])) == ("1/2-1/2", "max plies", 7)
@@ -325,12 +215,7 @@ def test_adjudication_resign_and_draw(tmp_path):
 def test_sprt_stops_the_match_when_decided(tmp_path):
     result, games, text = run(
         tmp_path,
-        "--engine",
-        fake(),
-        "name=N",
-        "--engine",
-        fake("illegal"),
-        "name=X",
+        *pair(fake(), fake("illegal"), names=("N", "X")),
         "--games",
         "400",
         "--sprt",
@@ -362,16 +247,7 @@ def test_concurrency_tournaments_and_cross_table(tmp_path):
 
 def test_pgn_and_summary_files(tmp_path):
     _result, _games, text = run(
-        tmp_path,
-        "--engine",
-        fake(),
-        "name=A",
-        "--engine",
-        fake("--seed", "3"),
-        "name=B",
-        "--games",
-        "2",
-        *EASY,
+        tmp_path, *pair(fake(), fake("--seed", "3"), names=("A", "B")), "--games", "2", *EASY
     )
     out = tmp_path / "m"
     pgn = (out / "games.pgn").read_text()
@@ -386,12 +262,7 @@ def test_rules_draws_come_from_the_game(tmp_path):
     # Zhadu with a quiet limit of 1: the first movement ply without a capture draws.
     result, games, _ = run(
         tmp_path,
-        "--engine",
-        fake(),
-        "name=A",
-        "--engine",
-        fake("--seed", "4"),
-        "name=B",
+        *pair(fake(), fake("--seed", "4"), names=("A", "B")),
         "--variant",
         "zhadu",
         "--rule",
@@ -416,12 +287,7 @@ def test_openings_file_positions_and_lines(tmp_path):
     log = tmp_path / "a.log"
     _result, games, _ = run(
         tmp_path,
-        "--engine",
-        fake("--log", str(log)),
-        "name=A",
-        "--engine",
-        fake(),
-        "name=B",
+        *pair(fake("--log", str(log)), names=("A", "B")),
         "--openings",
         f"file={book}",
         "--games",
@@ -438,18 +304,8 @@ def test_openings_file_positions_and_lines(tmp_path):
 
 
 def test_resume_after_an_engine_failure_continues_the_schedule(tmp_path):
-    engines = (
-        "--engine",
-        fake("no-uci"),
-        "name=X",
-        "timeout.start=0.5",  # it never says a word
-        "--engine",
-        fake(),
-        "name=N",
-        "--games",
-        "4",
-        *EASY,
-    )
+    # X never says a word.
+    engines = (*pair(fake("no-uci"), x_keys=("timeout.start=0.5",)), "--games", "4", *EASY)
     result, games, _ = run(tmp_path, *engines)
     assert result.reason is ExitReason.ENGINE_FAILURE and [g["id"] for g in games] == [0]
     lines: list[str] = []
@@ -510,9 +366,14 @@ sys.stdout.buffer.write(pickle.dumps(report))
 
 def test_a_scheduled_game_plays_in_another_process(tmp_path):
     config = parse_command_line(
-        ["--engine", fake("--log", str(tmp_path / "a.log")), "name=A"]
-        + ["--engine", fake("--seed", "2", "--log", str(tmp_path / "b.log")), "name=B"]
-        + ["--each", "depth=1", "--variant", "zhadu", "--games", "2", "--seed", "3"]
+        [
+            *pair(
+                fake("--log", str(tmp_path / "a.log")),
+                fake("--seed", "2", "--log", str(tmp_path / "b.log")),
+                names=("A", "B"),
+            ),
+            *("--each", "depth=1", "--variant", "zhadu", "--games", "2", "--seed", "3"),
+        ]
     )
     rules = config.make_rules()
     games = match_schedule(config, rules)
@@ -541,17 +402,3 @@ def test_a_scheduled_game_plays_in_another_process(tmp_path):
         if record.termination is Termination.RULES:
             assert state.outcome() is not None and state.outcome().result is record.result
     assert running(str(tmp_path)) == []  # the worker stopped its engines
-
-
-def running(marker: str) -> list[str]:
-    """Processes whose command line contains ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-            except OSError:
-                continue
-            if marker.encode() in cmdline:
-                found.append(cmdline.decode(errors="replace"))
-    return found

@@ -12,69 +12,29 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
+import fake_match
 import pytest
+from fake_match import (
+    DATA,
+    EASY,
+    X_DEADLINES,
+    fake,
+    match_cli,
+    pair,
+    running,
+    start_match,
+    wait_for_games,
+    wait_until_gone,
+)
 
 from zengine.tools.config import builtin_engine
-from zengine.tools.match import run_match
 from zengine.tools.runner import ExitReason
 
-FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
-DATA = Path(__file__).parent / "data"
-EASY = ("--each", "depth=1")
-X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
-
-
-def fake(*args: str) -> str:
-    return "cmd=" + shlex.join([sys.executable, str(FAKE), *args])
-
-
-def children() -> list[str]:
-    """Our child processes (zombies included): there must be none after a match."""
-    me = str(os.getpid())
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if stat.rsplit(")", 1)[1].split()[1] == me:
-                found.append(stat)
-    return found
-
-
-def running(marker: str) -> list[str]:
-    """Live processes whose command line contains ``marker`` (zombies have none)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-            except OSError:
-                continue
-            if marker.encode() in cmdline:
-                found.append(f"{entry} {cmdline.decode(errors='replace')}")
-    return found
-
-
-def wait_until_gone(marker: str, seconds: float = 20.0) -> list[str]:
-    deadline = time.monotonic() + seconds
-    while running(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return running(marker)
-
-
-def run(tmp_path, *args, out="m"):
-    lines: list[str] = []
-    result = run_match(
-        [*args, "--out", str(tmp_path / out), "--seed", "11"], emit=lines.append, progress=False
-    )
-    path = tmp_path / out / "games.jsonl"
-    games = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-    assert children() == []
-    return result, games, "\n".join(lines)
+#: Some matches here stop before their first game: no games.jsonl is no games.
+run = partial(fake_match.run, missing_ok=True)
 
 
 def warnings_of(game: dict, name: str) -> list[str]:
@@ -102,7 +62,7 @@ def moves_of(game: dict, name: str) -> int:
 def test_a_second_bestmove_for_one_go_is_ignored_and_counted(tmp_path):
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--stray-bestmove"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("--stray-bestmove")),
         *("--games", "2", "--maxplies", "20", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED
@@ -119,7 +79,7 @@ def test_a_second_bestmove_for_one_go_is_ignored_and_counted(tmp_path):
 def test_a_bestmove_before_go_is_ignored_and_counted(tmp_path):
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--early-bestmove"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("--early-bestmove")),
         *("--games", "2", "--maxplies", "12", "--openings", "none", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED
@@ -137,8 +97,7 @@ def test_an_engine_that_stops_reading_loses_by_stall(tmp_path):
     book = DATA / "zhadu_long_line.txt"
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--no-read"), "name=X", *X_DEADLINES),
-        *("--engine", fake(), "name=N"),
+        *pair(fake("--no-read"), x_keys=X_DEADLINES),
         *("--variant", "zhadu", "--rule", "quiet=0", "--openings", f"file={book}"),
         *("--games", "1", *EASY),
     )
@@ -157,8 +116,7 @@ def test_a_flood_of_info_costs_the_engine_little_time(tmp_path):
     # lost on time; read in chunks it takes a fraction of a second, even on a loaded machine.
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--flood-info", "20000000"), "name=X", "tc=30"),
-        *("--engine", fake(), "name=N", "depth=1"),
+        *pair(fake("--flood-info", "20000000"), x_keys=("tc=30",), n_keys=("depth=1",)),
         *("--games", "2", "--maxplies", "4"),
     )
     assert result.reason is ExitReason.COMPLETED
@@ -175,8 +133,7 @@ def test_a_flood_of_info_costs_the_engine_little_time(tmp_path):
 def test_a_line_without_end_is_cut_and_counted(tmp_path):
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--no-newline", "5000000"), "name=X"),
-        *("--engine", fake(), "name=N"),
+        *pair(fake("--no-newline", "5000000")),
         *("--games", "2", "--maxplies", "4", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED
@@ -192,7 +149,7 @@ def test_a_line_without_end_is_cut_and_counted(tmp_path):
 def test_engines_stderr_log_is_capped_and_labelled(tmp_path):
     result, _, _ = run(
         tmp_path,
-        *("--engine", fake("--stderr-flood", "5000000"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("--stderr-flood", "5000000")),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED
@@ -209,7 +166,7 @@ def test_a_disconnect_quotes_the_last_stderr_line(tmp_path):
     bogus = "cmd=" + shlex.join([*builtin_engine(), "--bogus"])
     result, games, _ = run(
         tmp_path,
-        *("--engine", bogus, "name=X", "--engine", fake(), "name=N"),
+        *pair(bogus),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.ENGINE_FAILURE
@@ -219,7 +176,7 @@ def test_a_disconnect_quotes_the_last_stderr_line(tmp_path):
     assert reason.endswith(" (at start): zengine: error: no such option '--bogus'")
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("crash", "--after", "2"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("crash", "--after", "2")),
         *("--games", "2", *EASY),
         out="crash",
     )
@@ -243,7 +200,7 @@ def test_a_disconnect_quotes_the_last_stderr_line(tmp_path):
 def test_a_rejected_option_stops_the_match_before_it_plays(tmp_path, option, error):
     result, games, text = run(
         tmp_path,
-        *("--engine", "cmd=zengine", "name=X", option, "--engine", fake(), "name=N"),
+        *pair("cmd=zengine", x_keys=(option,)),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.ENGINE_REJECTED and result.exit_code == 2
@@ -256,7 +213,7 @@ def test_a_rejected_option_stops_the_match_before_it_plays(tmp_path, option, err
 def test_a_rejected_variant_stops_the_match(tmp_path):
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--reject-options"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("--reject-options")),
         *("--games", "2", "--variant", "zhadu", *EASY),
     )
     assert result.reason is ExitReason.ENGINE_REJECTED and games == []
@@ -269,7 +226,7 @@ def test_a_rejected_variant_stops_the_match(tmp_path):
 def test_an_error_instead_of_a_move_loses_quoted(tmp_path):
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("reject-go"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("reject-go")),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
@@ -288,7 +245,7 @@ def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path)
     marker = f"setsid-child-{tmp_path.name}"
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--setsid-child", marker), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("--setsid-child", marker)),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
@@ -300,41 +257,26 @@ def test_a_descendant_that_died_unseen_is_reaped(tmp_path):
     # to the referee (a subreaper), which reaps it (run() checks that no child is left).
     result, games, _ = run(
         tmp_path,
-        *("--engine", fake("--short-child"), "name=X", "--engine", fake(), "name=N"),
+        *pair(fake("--short-child")),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
 
 
 def referee(out: Path, *engines: str, games: int = 8) -> subprocess.Popen:
-    args = [
-        sys.executable,
-        "-c",
-        "from zengine.protocol.cli import main; main()",
-        "match",
+    return start_match(
         *engines,
         *("--each", "tc=20+0.2", "--games", str(games), "--maxplies", "30"),
         *("--seed", "5", "--out", str(out)),
-    ]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def wait_for_games(out: Path, count: int, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        path = out / "games.jsonl"
-        if path.exists() and len(path.read_text().splitlines()) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError("the match did not get going")
+    )
 
 
 def test_a_killed_referee_takes_its_engines_and_resume_stops_the_rest(tmp_path):
     out = tmp_path / "m"
     marker = f"grandchild-{tmp_path.name}"
-    engines = (
-        *("--engine", fake("--ignore-eof", "--log", f"{out}.x", "--setsid-child", marker)),
-        *("name=X", "--engine", fake("--ignore-eof", "--log", f"{out}.n"), "name=N"),
+    engines = pair(
+        fake("--ignore-eof", "--log", f"{out}.x", "--setsid-child", marker),
+        fake("--ignore-eof", "--log", f"{out}.n"),
     )
     proc = referee(out, *engines, games=4)
     wait_for_games(out, 1, proc)
@@ -344,19 +286,7 @@ def test_a_killed_referee_takes_its_engines_and_resume_stops_the_rest(tmp_path):
     assert wait_until_gone(f"{out}.") == []
     # What an engine started and that left its session outlives a SIGKILL of the referee ...
     assert [p for p in running(marker) if "os.setsid" in p] != []
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from zengine.protocol.cli import main; main()",
-            "match",
-            "--resume",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = match_cli("--resume", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
     # ... until the next run in the folder stops it (it carries the folder's tag).
     assert "an earlier run in" in done.stdout
@@ -370,8 +300,11 @@ def test_a_second_signal_hurries_the_cleanup_and_the_summary_is_written(tmp_path
     # Engines that ignore quit and SIGTERM: the cleanup takes its full graces, unless hurried.
     proc = referee(
         out,
-        *("--engine", fake("--ignore-quit", "--delay", "20", "--log", str(out) + ".a"), "name=A"),
-        *("--engine", fake("--ignore-quit", "--delay", "20", "--log", str(out) + ".b"), "name=B"),
+        *pair(
+            fake("--ignore-quit", "--delay", "20", "--log", str(out) + ".a"),
+            fake("--ignore-quit", "--delay", "20", "--log", str(out) + ".b"),
+            names=("A", "B"),
+        ),
         games=20,
     )
     wait_for_games(out, 1, proc)

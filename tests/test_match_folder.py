@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_match import FAKE, cli, fake, pair, running
 
-from zengine.protocol.cli import main
 from zengine.tools import records, runner
 from zengine.tools.config import ConfigError
 from zengine.tools.match import run_match
@@ -35,13 +35,8 @@ from zengine.tools.process_tree import all_procs, autogroups_on, read_proc
 from zengine.tools.records import append_line, read_games, write_atomic
 from zengine.tools.runner import ExitReason, FolderLock
 
-FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
 #: Generous: each wait is for something a sound machine does in well under a second.
 DEADLINE = 60
-
-
-def fake(*args: str) -> str:
-    return "cmd=" + shlex.join([sys.executable, str(FAKE), *args])
 
 
 def engines(marker: Path, delay: int = 0, hold: Path | None = None) -> list[str]:
@@ -50,12 +45,11 @@ def engines(marker: Path, delay: int = 0, hold: Path | None = None) -> list[str]
     extra = ["--delay", str(delay)] if delay else []
     extra += ["--hold", str(hold)] if hold else []
     return [
-        "--engine",
-        fake("--log", str(marker), *extra),
-        "name=A",
-        "--engine",
-        fake("--seed", "2", "--log", str(marker), *extra),
-        "name=B",
+        *pair(
+            fake("--log", str(marker), *extra),
+            fake("--seed", "2", "--log", str(marker), *extra),
+            names=("A", "B"),
+        ),
         "--each",
         "depth=1",
         "--maxplies",
@@ -81,15 +75,6 @@ def zengine(*args: str) -> list[str]:
     return [sys.executable, "-m", "zengine", *args]
 
 
-def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``zengine match <args>`` run in this process."""
-    with pytest.raises(SystemExit) as exit_info:
-        main.main(["match", *args], prog_name="zengine")
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 1), out, err
-
-
 def one_error_line(err: str) -> str:
     assert err.count("\n") == 1 and err.startswith("zengine match: error: "), err
     return err.removeprefix("zengine match: error: ").rstrip("\n")
@@ -101,20 +86,6 @@ def ids(folder: Path) -> list[int]:
 
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
-
-
-def engines_running(marker: Path) -> list[str]:
-    """Fake engines of this test still alive (their command line names the marker)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
-            except OSError:
-                continue
-            if str(marker).encode() in cmdline and b"fake_engine" in cmdline:
-                found.append(cmdline.decode(errors="replace"))
-    return found
 
 
 def wait_until(condition: Any, what: str) -> None:
@@ -486,7 +457,7 @@ def test_a_game_that_cannot_be_written_stops_the_match_keeping_the_others(
         stopped[0],
     )
     assert lines[-1] == f"2 games kept. Resume with: zengine match --resume {folder}"
-    assert leftovers(folder) == [] and engines_running(tmp_path / "log") == []
+    assert leftovers(folder) == [] and running(tmp_path / "log", fake_only=True) == []
 
 
 # --- a real full disk: a small tmpfs -------------------------------------------------------------
@@ -528,7 +499,7 @@ def test_a_full_disk_mid_match_stops_cleanly_and_resumes(
     kept = ids(folder)
     assert 1 <= len(kept) < games and kept == list(range(len(kept)))
     assert (folder / "games.pgn").read_text().count("[Event ") == len(kept)
-    assert leftovers(folder) == [] and engines_running(marker) == []
+    assert leftovers(folder) == [] and running(marker, fake_only=True) == []
     assert "Stopped: cannot write game " in done.stdout and "No space left on device" in done.stdout
     hint = done.stdout.splitlines()[-1]
     assert (
@@ -594,7 +565,7 @@ def test_a_closed_pipe_ends_the_match_quietly(tmp_path: Path, shim: dict[str, st
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["stopped"] == "the output was closed (broken pipe)"
     assert summary["games_played"] < 40 and len(ids(folder)) == summary["games_played"]
-    wait_until(lambda: engines_running(marker) == [], "the engines to be gone")
+    wait_until(lambda: running(marker, fake_only=True) == [], "the engines to be gone")
 
 
 def test_ctrl_c_while_the_report_is_drawn_skips_it(tmp_path: Path, monkeypatch) -> None:
@@ -626,8 +597,8 @@ def test_the_resume_hint_runs_as_printed(tmp_path: Path, shim: dict[str, str]) -
     folder = tmp_path / "a b'c $HOME"
     lines: list[str] = []
     result = run_match(
-        ["--engine", fake("crash", "--after", "3"), "name=X", "--engine", fake(), "name=N"]
-        + ["--each", "depth=1", "--games", "4", "--out", str(folder)],
+        [*pair(fake("crash", "--after", "3")), "--each", "depth=1", "--games", "4"]
+        + ["--out", str(folder)],
         emit=lines.append,
         progress=False,
     )
