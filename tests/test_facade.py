@@ -291,6 +291,20 @@ def test_bugs_are_not_read_as_rejected_input(monkeypatch) -> None:
     assert engine.rules.options["quiet"] == "100"
 
 
+@pytest.mark.parametrize("command", ["setup", "position"])
+def test_the_search_is_loaded_before_the_first_go(command: str) -> None:
+    # A script that sends position and go without isready must not pay the loading of the
+    # search inside the go's time: setup and position load it (prepare), no clock running.
+    engine = Engine()
+    assert engine._searcher is None
+    if command == "setup":
+        engine.setup("zhadu")
+    else:
+        engine.set_position(None, [])
+    assert engine._searcher is not None
+    assert engine.searcher() is engine._searcher
+
+
 def test_options_reach_the_searcher() -> None:
     engine = Engine()
     searcher = engine.searcher()
