@@ -26,6 +26,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from zengine.engine.svg import document, element
+from zengine.engine.timeman import DEFAULT_MOVES_TO_GO
 from zengine.engine.values import Outcome, TextError, parse_int, shown
 
 
@@ -165,6 +166,9 @@ class SearchParameters:
     #: Every capture has the same ``capture_value`` (every piece is worth the same): the search
     #: then orders captures by its history alone, without asking each move its value.
     equal_captures: bool = False
+    #: The moves a clock without ``movestogo`` is planned for (``timeman.budget``): a game whose
+    #: games are short spends more of its clock a move.
+    moves_to_go: int = DEFAULT_MOVES_TO_GO
 
 
 class Rules(ABC):

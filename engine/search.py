@@ -372,7 +372,13 @@ class _Search:
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
         overhead = searcher.overhead_ms + round(searcher.stall_ms)
-        times = budget(limits, state.side_to_move, overhead, round(searcher.latency_ms))
+        times = budget(
+            limits,
+            state.side_to_move,
+            overhead,
+            round(searcher.latency_ms),
+            parameters.moves_to_go,
+        )
         self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0
         self.hard_s = None if times.hard_ms is None else times.hard_ms / 1000.0

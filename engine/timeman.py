@@ -69,12 +69,19 @@ class TimeBudget:
     hard_ms: int | None
 
 
-def budget(limits: GoLimits, side: int, overhead_ms: int, latency_ms: int = 0) -> TimeBudget:
+def budget(
+    limits: GoLimits,
+    side: int,
+    overhead_ms: int,
+    latency_ms: int = 0,
+    moves_to_go: int = DEFAULT_MOVES_TO_GO,
+) -> TimeBudget:
     """The soft and hard time limits of a search for ``side`` (0 = p1) to move.
 
     ``movetime`` is met within the overhead: both limits are ``movetime - overhead``. With a
     clock, only the side to move's time and increment count. The soft limit is ``1 /
-    movestogo`` (default :data:`DEFAULT_MOVES_TO_GO`) of the clock less the overhead (with a
+    movestogo`` (without one, ``1 / moves_to_go``: the game's ``SearchParameters.moves_to_go``,
+    by default :data:`DEFAULT_MOVES_TO_GO`) of the clock less the overhead (with a
     ``movestogo``, less the overhead of every move to go), plus the increment less the
     overhead (every move pays it, so a small increment is no time to plan on); the hard limit
     is :data:`HARD_FACTOR` times that but at most a share of the same clock. A negative clock
@@ -85,7 +92,7 @@ def budget(limits: GoLimits, side: int, overhead_ms: int, latency_ms: int = 0) -
     ``latency_ms`` is what each move is measured to cost beyond the engine's own time (see
     :func:`latency_sample`): where it exceeds the increment, every move to come drains the
     clock by the difference whatever the engine does, so that is kept back for the moves to
-    go (``movestogo``, else :data:`DEFAULT_MOVES_TO_GO`), the Move Overhead too with a
+    go (``movestogo``, else ``moves_to_go``), the Move Overhead too with a
     ``movestogo``.
     """
     if limits.infinite:
@@ -109,7 +116,7 @@ def budget(limits: GoLimits, side: int, overhead_ms: int, latency_ms: int = 0) -
         # Spending a share of what is left leaves time for the moves to come, unless each of
         # them costs more than its increment outside the engine (measured: 1+0.01 beside two
         # CPU burners and other work, ~23 ms a move): then the clock drains by itself.
-        moves_to_go = DEFAULT_MOVES_TO_GO
+        moves_to_go = max(1, moves_to_go)
         later_losses = (moves_to_go - 1) * max(0, latency_ms - increment)
     available = max(0, clock - overhead - later_losses)
     # Every move pays the overhead: only the increment beyond it is time to plan on.

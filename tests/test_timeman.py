@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from zengine.engine.search import Searcher
 from zengine.engine.timeman import (
     DEFAULT_MOVES_TO_GO,
     HARD_FACTOR,
@@ -19,6 +20,9 @@ from zengine.engine.timeman import (
     start_iteration,
 )
 from zengine.engine.values import GoLimits
+from zengine.engine.variants import make_rules
+
+ZHADU_PLAY = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
 
 
 def test_no_time_limit() -> None:
@@ -196,3 +200,21 @@ def test_a_latency_beyond_the_increment_is_kept_back_for_the_moves_to_come() -> 
     later = 9 * 50  # nine moves after this one, each 50 ms outside the engine
     assert budget(mtg, 0, 30, latency_ms=50).soft_ms == (1000 - 30 - later) // 10
     assert budget(mtg, 0, 30, latency_ms=20) == budget(mtg, 0, 30)
+
+
+def test_each_game_plans_its_own_moves_to_go() -> None:
+    # Without movestogo the clock is planned for the game's moves_to_go; a movestogo wins.
+    clock = GoLimits(p1time=10_000)
+    assert budget(clock, 0, 0).soft_ms == 10_000 // DEFAULT_MOVES_TO_GO
+    assert budget(clock, 0, 0, moves_to_go=10).soft_ms == 1_000
+    given = GoLimits(p1time=10_000, movestogo=20)
+    assert budget(given, 0, 0, moves_to_go=10) == budget(given, 0, 0)
+    # The search asks the game: Zhadu's games are short, Zola keeps the default.
+    for variant, moves in (("zhadu", 10), ("zhadu-star", 10), ("zola", DEFAULT_MOVES_TO_GO)):
+        rules = make_rules(variant)
+        assert rules.search_parameters().moves_to_go == moves
+        state = rules.parse_position(ZHADU_PLAY) if "zhadu" in variant else rules.start()
+        result = Searcher(overhead_ms=0).search(
+            state, GoLimits(p1time=10_000, p2time=10_000, depth=1), rules.evaluation()
+        )
+        assert result.soft_ms == 10_000 // moves
