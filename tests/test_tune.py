@@ -4,6 +4,7 @@ it was."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -80,3 +81,74 @@ def test_bad_input_is_one_line(tmp_path, args: list[str], code: int, says: str) 
     assert result.exit_code == code, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert says in result.output and "Traceback" not in result.output
+
+
+# --- positions from match records ---------------------------------------------------------
+
+
+def legal_record(**changes: object):
+    """The sample record with a legal Zola game: one opening move, then three moves (the
+    first legal ones in code-point order)."""
+    from sample_records import sample_record
+
+    from zengine.engine.game import sorted_moves
+
+    state = make_rules("zola").start()
+    texts = []
+    for _ in range(4):
+        text, move = sorted_moves(state)[0]
+        texts.append(text)
+        state.play(move)
+    fields: dict[str, object] = dict(
+        opening=texts[0], opening_moves=(texts[0],), moves=tuple(texts[1:])
+    )
+    fields.update(changes)
+    return sample_record(**fields)
+
+
+def test_records_give_each_position_after_the_opening_with_its_result(tmp_path) -> None:
+    """``tune records`` reads a match folder: a position per move after the opening, labelled
+    with the result for its side to move; games of another variant or ended other than by the
+    rules are left out."""
+    from click.testing import CliRunner
+
+    from zengine.engine.values import Result, Termination
+    from zengine.tools.records import append_game
+    from zengine.tools.tune import record_states, tune_command
+
+    folder = tmp_path / "match"
+    folder.mkdir()
+    jsonl, pgn = str(folder / "games.jsonl"), str(folder / "games.pgn")
+    kept = legal_record(id=0, result=Result.P2_WIN)
+    append_game(jsonl, pgn, kept)
+    append_game(jsonl, pgn, legal_record(id=1, termination=Termination.TIME_FORFEIT))
+    append_game(jsonl, pgn, legal_record(id=2, variant="zola size 8", variant_name="zola-8"))
+    out = tmp_path / "zola.data"
+    result = CliRunner().invoke(
+        tune_command, ["records", "--variant", "zola", "--out", str(out), str(folder)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 positions from 1 of 3 games" in result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rules = make_rules("zola")
+    states = record_states(kept, rules)
+    assert [s.side_to_move for s in states] == [1, 0, 1]  # after the opening's one move
+    module, weights = game_of("zola")
+    assert [row for row, _ in rows] == features(states, module, weights)
+    assert [label for _, label in rows] == [1.0, 0.0, 1.0]  # Blue won
+
+
+def test_records_of_a_game_that_does_not_replay_are_one_line(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from zengine.tools.records import append_game
+    from zengine.tools.tune import tune_command
+
+    jsonl = tmp_path / "games.jsonl"
+    bad = legal_record(moves=legal_record().moves[:2] + ("a1-a2",))
+    append_game(str(jsonl), str(tmp_path / "games.pgn"), bad)
+    result = CliRunner().invoke(
+        tune_command, ["records", "--variant", "zola", "--out", str(tmp_path / "x"), str(jsonl)]
+    )
+    assert result.exit_code == 1
+    assert "game 0: " in result.output and "Traceback" not in result.output
