@@ -1,7 +1,8 @@
 """Perft: count the leaf positions of the legal-move tree, the rules core's correctness oracle.
 
 Counting is generic over the game interface; at depth 1 it uses ``State.count_moves`` (bulk
-counting, no make/unmake at the leaves). ``--jobs`` splits the root moves over processes
+counting, no make/unmake at the leaves), at depth 2 ``State.count_replies`` (which a game may
+count without making its moves). ``--jobs`` splits the root moves over processes
 (:func:`zengine.engine.parallel.parallel_map`: Ctrl-C stops them all at once).
 """
 
@@ -26,15 +27,10 @@ def perft(state: State, depth: int) -> int:
     """The number of move sequences of length ``depth`` from ``state`` (1 at depth 0)."""
     if depth <= 1:
         return 1 if depth <= 0 else state.count_moves()
+    if depth == 2:
+        return state.count_replies()
     total = 0
     play, undo = state.play, state.undo
-    if depth == 2:
-        count = state.count_moves
-        for move in state.legal_moves():
-            play(move)
-            total += count()
-            undo()
-        return total
     for move in state.legal_moves():
         play(move)
         total += perft(state, depth - 1)

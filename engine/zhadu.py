@@ -566,6 +566,96 @@ class ZhaduState(State):
             count += (ends & (free | (1 << p))).bit_count()
         return count or 1
 
+    def count_replies(self) -> int:
+        """Perft 2 without making the moves that walk to a free point (nearly all of them):
+        the opponent's stones stay where they are, so their move counts are taken once, and
+        after each walk only the stones whose walks pass through its two points are counted
+        again (measured with callgrind, perft 4 from the position after the setup: 534 M
+        instructions instead of 1,592 M making every move). Captures, passes and the setup
+        are played."""
+        if self.result is not None or self.ply < SETUP_PLIES:
+            return super().count_replies()
+        stm = self.stm
+        own = self.occ[stm]
+        their = self.occ[stm ^ 1]
+        occupied = own | their
+        pos = self.pos
+        g = self.g
+        steps, ball, cache, remember = g.steps, g.ball, g.cache, g.remember
+        # The opponent's stones: (ball, the memo key's high part, point, kind, the points it may
+        # end on, its move count now).
+        their_free = FULL ^ their
+        stones = []
+        base = 5 * (stm ^ 1)
+        for kind in range(5):
+            p = pos[base + kind]
+            if p >= 0:
+                j = 5 * p + kind
+                mask = ball[j]
+                allowed = their_free | (1 << p)
+                now = g.destinations(p, kind, occupied) & allowed
+                stones.append((mask, j << 32, p, kind, allowed, now.bit_count()))
+        # After a walk the position repeats a third time if it was seen twice: the keys are
+        # looked up only if some key was (usually none is).
+        twice = {k for k, seen in self.rep.items() if seen >= 2}
+        walks = self.quiet + 1 < self.limit  # else every walk ends the game by the quiet limit
+        key = self._key
+        total = 0
+        free = FULL ^ own
+        base = 5 * stm
+        captures = []
+        moves = 0
+        for kind in range(5):
+            fr = pos[base + kind]
+            if fr < 0:
+                continue
+            if kind:
+                j = 5 * fr + kind
+                ck = (occupied & ball[j]) | j << 32
+                ends = cache.get(ck)
+                if ends is None:
+                    ends = remember(ck, fr, kind, occupied)
+            else:
+                ends = steps[fr]
+            ends &= free | (1 << fr)
+            moves |= ends
+            taken = ends & their
+            if taken:
+                captures.append((fr, taken))
+            if not walks:
+                continue
+            targets = ends ^ taken
+            start = 1 << fr
+            keys = _MOVE_KEYS[base + kind]
+            while targets:
+                low = targets & -targets
+                targets ^= low
+                if twice and key ^ keys[fr | (low.bit_length() - 1) << 5] in twice:
+                    continue  # a draw by repetition: no replies
+                changed = start ^ low
+                after = occupied ^ changed
+                count = 0
+                for mask, high, p, k, allowed, before in stones:
+                    if mask & changed:
+                        ck = (after & mask) | high
+                        found = cache.get(ck)
+                        if found is None:
+                            found = remember(ck, p, k, after)
+                        count += (found & allowed).bit_count()
+                    else:
+                        count += before
+                total += count or 1
+        if not moves:  # the only move is the pass
+            return super().count_replies()
+        for fr, taken in captures:
+            while taken:
+                low = taken & -taken
+                taken ^= low
+                self.play(fr | (low.bit_length() - 1) << 5 | CAPTURE)
+                total += self.count_moves()
+                self.undo()
+        return total
+
     def is_legal_move(self, move: int) -> bool:
         """The rules checked for this one move, without generating the others."""
         if self.result is not None or move < 0:

@@ -42,6 +42,7 @@ def _check_position(state: State) -> None:
     assert bool(moves) == (outcome is None), state.position_text()
     assert state.is_over() == (outcome is not None)
     assert state.count_moves() == len(moves)
+    assert state.count_replies() == State.count_replies(state), "perft 2 differs from the generic"
     texts = [state.move_text(m) for m in moves]
     assert len(set(texts)) == len(texts) == len(set(moves)), "duplicate moves"
     assert legal_moves_text(state) == sorted(texts)

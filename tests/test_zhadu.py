@@ -94,6 +94,33 @@ def test_perft(case: perft_table.PerftCase) -> None:
     perft_table.check(case)
 
 
+@pytest.mark.parametrize("variant", ["zhadu", "zhadu-star"])
+@pytest.mark.parametrize("quiet", ["100", "9", "0"])
+def test_count_replies_is_the_count_after_each_move(variant: str, quiet: str) -> None:
+    """Zhadu counts perft's last two plies without making most moves: the same sums as making
+    them, in random games that favour returns and quiet moves, so that repetitions and the
+    quiet limit end many of the counted moves."""
+    rules = make_rules(variant, {"quiet": quiet})
+    rng = random.Random(f"{variant} {quiet}")
+    repeated = 0
+    for _ in range(30):
+        state = rules.parse_position(AFTER_SETUP) if rng.random() < 0.5 else rules.start()
+        while state.outcome() is None:
+            expected = 0
+            for move in state.legal_moves():
+                state.play(move)
+                expected += state.count_moves()
+                state.undo()
+            assert state.count_replies() == expected, state.position_text()
+            repeated += any(seen >= 2 for seen in state.rep.values())
+            moves = state.legal_moves()
+            returns = [m for m in moves if state.move_text(m)[:2] == state.move_text(m)[-2:]]
+            quiet_moves = [m for m in moves if not state.is_capture(m)]
+            pool = returns if returns and rng.random() < 0.6 else quiet_moves or moves
+            state.play(rng.choice(pool if rng.random() < 0.8 else moves))
+    assert repeated > 50
+
+
 # --- rule options ----------------------------------------------------------------------------
 def test_variants_and_options() -> None:
     assert {"zhadu", "zhadu-star"} <= set(variant_names())
