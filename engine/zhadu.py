@@ -523,13 +523,29 @@ class ZhaduState(State):
         stm = self.stm
         opp = self.occ[stm ^ 1]
         occupied = self.occ[stm] | opp
-        destinations = self.g.destinations
+        pos = self.pos
+        base = 5 * stm
+        g = self.g
+        # Geometry.destinations inlined, as in count_moves: quiescence calls this at every node.
+        ball, cache = g.ball, g.cache
         moves = []
-        for kind in range(5):
-            p = self.pos[5 * stm + kind]
+        p = pos[base]
+        if p >= 0:
+            taken = g.steps[p] & opp
+            while taken:
+                low = taken & -taken
+                moves.append(p | (low.bit_length() - 1) << 5 | CAPTURE)
+                taken ^= low
+        for kind in (1, 2, 3, 4):
+            p = pos[base + kind]
             if p < 0:
                 continue
-            taken = destinations(p, kind, occupied) & opp
+            j = 5 * p + kind
+            ck = (occupied & ball[j]) | j << 32
+            ends = cache.get(ck)
+            if ends is None:
+                ends = g.remember(ck, p, kind, occupied)
+            taken = ends & opp
             while taken:
                 low = taken & -taken
                 moves.append(p | (low.bit_length() - 1) << 5 | CAPTURE)
