@@ -45,7 +45,7 @@ def evaluate(state: ZhaduState) -> int:
     their_bits = occ[us ^ 1]
     occupied = own_bits | their_bits
     g = state.g
-    steps, ball, cache = g.steps, g.ball, g.cache
+    steps, ball, cache, high = g.steps, g.ball, g.cache, g.high
     pos = state.pos
     # One pass over both sides' stones (measured: the evaluation is ~40% of Zhadu search time,
     # and separate passes per side and per term cost a third more). The memo lookup of
@@ -69,7 +69,7 @@ def evaluate(state: ZhaduState) -> int:
         p = pos[base_us + kind]
         if p >= 0:
             j = 5 * p + kind
-            ck = (occupied & ball[j]) | j << 32
+            ck = (occupied & ball[j]) | high[j]
             ends = cache.get(ck)
             if ends is None:
                 ends = g.remember(ck, p, kind, occupied)
@@ -79,7 +79,7 @@ def evaluate(state: ZhaduState) -> int:
         p = pos[base_them + kind]
         if p >= 0:
             j = 5 * p + kind
-            ck = (occupied & ball[j]) | j << 32
+            ck = (occupied & ball[j]) | high[j]
             ends = cache.get(ck)
             if ends is None:
                 ends = g.remember(ck, p, kind, occupied)
