@@ -19,14 +19,17 @@ from zengine.engine.zhadu import FULL, SETUP_PLIES, VALUES, ZhaduState, winning_
 
 #: Capturing a winning stone next move: certain unless the game ends first.
 WIN_NEXT = 20_000
+# The weights below are halfway from the previous ones to a Texel fit on 85,615 positions of
+# 2,267 match games at 5+0.05 (`tune records`); accepted by SPRT at 5+0.05, +38.2 +/- 26.4
+# Elo over 254 games (docs/search.md, "Record of evaluation changes").
 #: Per enemy stone whose capture wins for the side not to move and that it reaches.
-THREAT = 130
+THREAT = 82
 #: Two or more such threats: the mover can parry at most one (unless it captures an attacker).
-DOUBLE_THREAT = 700
+DOUBLE_THREAT = 306
 #: Per stone on the board.
-STONE = 107
+STONE = 104
 #: Per enemy stone left whose capture would win.
-TARGET = 105
+TARGET = 175
 #: Per destination of one's stones.
 MOBILITY = 4
 
