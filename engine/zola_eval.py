@@ -29,15 +29,18 @@ from dataclasses import dataclass
 
 from zengine.engine.zola import GEOMETRY, Geometry, ZolaState
 
-CHECKER = 100
+# The weights are halfway from the previous ones to a Texel fit on 19,394 positions of 475
+# match games at 5+0.05 (`tune records`); accepted by SPRT at 5+0.05, +57.1 +/- 34.4 Elo over
+# 354 games (docs/search.md, "Record of evaluation changes").
+CHECKER = 108
 #: The side to move can take a checker at once (the opponent may recapture: not a full one).
-TEMPO_CAPTURE = 40
+TEMPO_CAPTURE = 46
 #: Per enemy checker a side attacks.
-ATTACK = 8
+ATTACK = 16
 #: Per step a side could make.
 STEP = 2
 #: Bonus per checker in each distance band, from the centre outward (interpolated per size).
-BAND_BONUS = (0, 12, 28, 48)
+BAND_BONUS = (0, 16, 28, 49)
 
 #: Quiescence plies the search should use with this evaluation (see the module docstring):
 #: a capture tree of width ~36 explodes (measured on the 6x6 start: 7 million nodes for depth 1
