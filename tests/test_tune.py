@@ -68,6 +68,8 @@ def test_error_is_least_for_the_right_sign() -> None:
         (["fit", "--variant", "zola", "{tmp}/missing"], 1, "Could not open file"),
         (["fit", "--variant", "zola", "{tmp}/bad"], 1, "line 1 is not a [features, result] line"),
         (["fit", "--variant", "zhadu", "{tmp}/zola"], 1, "not of a zhadu evaluation"),
+        (["records", "--variant", "zola", "--out", "{tmp}/x", "{tmp}"], 1, "no games.jsonl"),
+        (["records", "--variant", "zola", "--out", "{tmp}/x", "{tmp}/bad"], 1, "not a game record"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, args: list[str], code: int, says: str) -> None:

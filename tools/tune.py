@@ -309,6 +309,8 @@ def records_command(variant: str, out: str, paths: tuple[str, ...]) -> None:
         with open(out, "w", encoding="utf-8") as f:
             for path in paths:
                 jsonl = os.path.join(path, "games.jsonl") if os.path.isdir(path) else path
+                if not os.path.exists(jsonl):
+                    raise click.ClickException(f"{path}: no games.jsonl (not a match folder)")
                 try:
                     records = read_games(jsonl)
                 except RecordsError as exc:
