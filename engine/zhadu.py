@@ -600,7 +600,7 @@ class ZhaduState(State):
         occupied = own | their
         pos = self.pos
         g = self.g
-        steps, ball, cache, high, remember = g.steps, g.ball, g.cache, g.high, g.remember
+        ball, cache, high, remember = g.ball, g.cache, g.high, g.remember
         # The opponent's stones: (ball, the memo key's high part, point, kind, the points it may
         # end on, its move count now).
         their_free = FULL ^ their
@@ -628,15 +628,8 @@ class ZhaduState(State):
             fr = pos[base + kind]
             if fr < 0:
                 continue
-            if kind:
-                j = 5 * fr + kind
-                ck = (occupied & ball[j]) | high[j]
-                ends = cache.get(ck)
-                if ends is None:
-                    ends = remember(ck, fr, kind, occupied)
-            else:
-                ends = steps[fr]
-            ends &= free | (1 << fr)
+            # Once per stone of the mover, not per reply: the method call costs nothing here.
+            ends = g.destinations(fr, kind, occupied) & (free | (1 << fr))
             moves |= ends
             taken = ends & their
             if taken:
