@@ -46,8 +46,12 @@ LAST_MOVES_SHARE_PERMILLE = 800
 #: iterations of 169 searches of self-play positions (warm table, as in a game) with the hard
 #: limit at 3 soft: 150 gives a mean time of 0.87-1.43 soft limits and 6-24% of the searches
 #: aborted at the hard limit, against 1.8-2.3 soft limits and 17-42% aborted when any
-#: iteration may start before the soft limit (the old rule).
-NEXT_ITERATION_PERCENT = 150
+#: iteration may start before the soft limit (the old rule). That replay chose 150; in games
+#: it left half the clock unused (a median 2.7-3.0 s of 5 s at the end of 5+0.05 games), and
+#: 80 (an iteration starts up to 0.56 soft limits in, not 0.4) thinks ~17% longer a move and
+#: won at 5+0.05 against 150: Zhadu SPRT(0, 20) H1 after 330 games, +25.2 [+5.5, +44.8];
+#: Zola 600 games, +19 [-4, +43] (docs/search.md).
+NEXT_ITERATION_PERCENT = 80
 #: The stall margin is the longest stall of the last this many searches. A stall is wall time
 #: without CPU time between two looks at the clock (the machine ran something else); one after
 #: the last look makes the move late whatever the limits, so the margin keeps it back. Measured

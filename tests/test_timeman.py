@@ -156,8 +156,10 @@ def test_no_iteration_predicted_to_end_after_the_soft_limit() -> None:
     assert not start_iteration(times, latest + 0.01)
     assert not start_iteration(times, 150)
     # The same under movetime (soft = hard): the search may end well before the limit.
-    assert start_iteration(TimeBudget(100, 100), 40)
-    assert not start_iteration(TimeBudget(100, 100), 41)
+    latest = 100 * 100 / (100 + NEXT_ITERATION_PERCENT)
+    assert start_iteration(TimeBudget(100, 100), latest)
+    assert not start_iteration(TimeBudget(100, 100), latest + 0.01)
+    assert not start_iteration(TimeBudget(100, 100), 100)
 
 
 def test_the_stall_margin_keeps_the_longest_recent_stall() -> None:
