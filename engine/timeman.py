@@ -50,7 +50,7 @@ LAST_MOVES_SHARE_PERMILLE = 800
 #: it left half the clock unused (a median 2.7-3.0 s of 5 s at the end of 5+0.05 games), and
 #: 80 (an iteration starts up to 0.56 soft limits in, not 0.4) thinks ~17% longer a move and
 #: won at 5+0.05 against 150: Zhadu SPRT(0, 20) H1 after 330 games, +25.2 [+5.5, +44.8];
-#: Zola 600 games, +19 [-4, +43] (docs/search.md).
+#: Zola 600 games, +20.8 [-1.4, +43.0] (docs/search.md).
 NEXT_ITERATION_PERCENT = 80
 #: The stall margin is the longest stall of the last this many searches. A stall is wall time
 #: without CPU time between two looks at the clock (the machine ran something else); one after
@@ -172,10 +172,11 @@ def start_iteration(times: TimeBudget, elapsed_ms: float) -> bool:
     """Whether to start another iteration ``elapsed_ms`` after the ``go`` arrived.
 
     Only if the next iteration, predicted to take :data:`NEXT_ITERATION_PERCENT` of the time
-    so far, ends by the soft limit: one that runs on is aborted at the hard limit often enough
-    (see the measurement) to waste the time. Under a clock that time is what later moves would
-    use; under ``movetime`` (soft = hard) an aborted iteration rarely changes the move, and a
-    search that ends early leaves the rest of the move time to the machine's stalls.
+    so far, ends by the soft limit. The prediction is on the short side of the measured
+    iterations on purpose (matches at 5+0.05 preferred it to a longer one): an iteration that
+    runs on still has until the hard limit, where it is aborted. Under ``movetime`` (soft =
+    hard) the same rule ends many searches before the limit, leaving the rest of the move time
+    to the machine's stalls.
     """
     if times.soft_ms is None:
         return True

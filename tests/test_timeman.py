@@ -150,16 +150,14 @@ def test_the_1s_clock_is_spread_over_the_game() -> None:
 
 def test_no_iteration_predicted_to_end_after_the_soft_limit() -> None:
     assert start_iteration(TimeBudget(None, None), 1e9)
-    times = TimeBudget(150, 450)
-    latest = 150 * 100 / (100 + NEXT_ITERATION_PERCENT)
-    assert start_iteration(times, 0) and start_iteration(times, latest)
-    assert not start_iteration(times, latest + 0.01)
-    assert not start_iteration(times, 150)
-    # The same under movetime (soft = hard): the search may end well before the limit.
-    latest = 100 * 100 / (100 + NEXT_ITERATION_PERCENT)
-    assert start_iteration(TimeBudget(100, 100), latest)
-    assert not start_iteration(TimeBudget(100, 100), latest + 0.01)
-    assert not start_iteration(TimeBudget(100, 100), 100)
+    # A clock (soft below hard), and movetime (soft = hard): the same rule, so the search may
+    # end well before the limit.
+    for soft, hard in ((150, 450), (100, 100)):
+        times = TimeBudget(soft, hard)
+        latest = soft * 100 / (100 + NEXT_ITERATION_PERCENT)
+        assert start_iteration(times, 0) and start_iteration(times, latest)
+        assert not start_iteration(times, latest + 0.01)
+        assert not start_iteration(times, soft)
 
 
 def test_the_stall_margin_keeps_the_longest_recent_stall() -> None:
