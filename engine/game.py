@@ -169,6 +169,9 @@ class SearchParameters:
     #: The moves a clock without ``movestogo`` is planned for (``timeman.budget``): a game whose
     #: games are short spends more of its clock a move.
     moves_to_go: int = DEFAULT_MOVES_TO_GO
+    #: The search asks :meth:`State.threatened` at its inner nodes and searches a threatened
+    #: position a ply deeper (as chess engines extend a check); off, it never asks.
+    threat_extension: bool = False
 
 
 class Rules(ABC):
@@ -335,6 +338,12 @@ class State(ABC):
     @abstractmethod
     def undo(self) -> None:
         """Unmake the last move made with :meth:`play`; restores position, hash and counters."""
+
+    def threatened(self) -> bool:
+        """Whether the opponent, were it to move now, would win at once: the side to move
+        must parry (a check, in chess terms). Asked only where the game's
+        ``SearchParameters.threat_extension`` is on; never threatened by default."""
+        return False
 
     def null_move_allowed(self) -> bool:
         """Whether the search may try a null move here (:meth:`play_null`): never by default.

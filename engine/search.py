@@ -308,6 +308,7 @@ class _Search:
         "equal_captures",
         "eval_cache",
         "evaluate",
+        "extend_below",
         "found_move",
         "found_value",
         "hard_s",
@@ -336,6 +337,7 @@ class _Search:
         "stop",
         "stop_set",
         "table",
+        "threat_extension",
         "times",
         "unbounded",
     )
@@ -369,6 +371,10 @@ class _Search:
         parameters = state.rules.search_parameters()
         self.max_qdepth = parameters.quiescence_depth
         self.equal_captures = parameters.equal_captures
+        self.threat_extension = parameters.threat_extension
+        #: Threatened nodes are extended only this many plies from the root (twice the depth of
+        #: the iteration), so that a chain of threats cannot deepen a search without end.
+        self.extend_below = 0
         self.max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         self.node_limit = limits.nodes
         overhead = searcher.overhead_ms + round(searcher.stall_ms)
@@ -432,6 +438,7 @@ class _Search:
             # the calls that set it, and a mypyc-compiled build trusts that narrowing.
             self.found_move = cast("int | None", None)
             self.seldepth = 0
+            self.extend_below = 2 * depth
             self.next_check = self.nodes + self.check_every
             if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
                 self.next_check = self.node_limit
@@ -647,6 +654,11 @@ class _Search:
             beta = MATE - ply - 1
         if alpha >= beta:
             return alpha
+        # Threat extension: a position where the opponent would win at once must be parried,
+        # and the search looks a ply past the parry (as chess engines extend a check).
+        threatened = self.threat_extension and ply < self.extend_below and st.threatened()
+        if threatened:
+            depth += 1
 
         table = self.table
         slot = key & self.mask
@@ -664,7 +676,7 @@ class _Search:
                 if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
                     return value
 
-        if not pv_node and -MATE_BOUND < beta < MATE_BOUND:
+        if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
             stand = None
             if depth <= RFP_DEPTH:
                 # Reverse futility: far enough above beta near the horizon, assume it holds.

@@ -186,6 +186,12 @@ _WIN_MASK: tuple[int, ...] = tuple(
     for first in range(5)
 )
 
+#: first capture kind + 1 (0: none yet) -> the enemy kinds whose capture wins, as a tuple.
+WIN_KINDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(k for k in range(5) if (1 << FOUR if first < 0 else _WIN_MASK[first]) >> k & 1)
+    for first in range(-1, 5)
+)
+
 _rng = random.Random(0x2AD0)
 ZOBRIST: tuple[tuple[int, ...], ...] = tuple(
     tuple(_rng.getrandbits(64) for _ in range(POINTS)) for _ in range(10)
@@ -404,7 +410,7 @@ class ZhaduRules(Rules):
 
     def search_parameters(self) -> SearchParameters:
         """A clock is planned for :data:`MOVES_TO_GO` moves: Zhadu games are short."""
-        return SearchParameters(moves_to_go=MOVES_TO_GO)
+        return SearchParameters(moves_to_go=MOVES_TO_GO, threat_extension=True)
 
     def start(self) -> ZhaduState:
         return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)
@@ -861,6 +867,32 @@ class ZhaduState(State):
             and self.result is None
             and self.occ[self.stm].bit_count() >= NULL_MOVE_STONES
         )
+
+    def threatened(self) -> bool:
+        """Whether a stone of the opponent reaches one of ours whose capture would win for it
+        (after the setup, while the game goes on)."""
+        if self.ply < SETUP_PLIES or self.result is not None:
+            return False
+        us = self.stm
+        them = us ^ 1
+        pos = self.pos
+        base_us = 5 * us
+        targets = 0
+        for kind in WIN_KINDS[self.first[them] + 1]:
+            p = pos[base_us + kind]
+            if p >= 0:
+                targets |= 1 << p
+        if not targets:
+            return False
+        occ = self.occ
+        occupied = occ[0] | occ[1]
+        destinations = self.g.destinations
+        base_them = 5 * them
+        for kind in range(5):
+            p = pos[base_them + kind]
+            if p >= 0 and destinations(p, kind, occupied) & targets:
+                return True
+        return False
 
     def play_null(self) -> None:
         self.stm ^= 1

@@ -698,3 +698,35 @@ def test_null_moves_only_after_the_setup_with_three_stones() -> None:
     while not over.is_over():
         over.play(over.legal_moves()[0])
     assert not over.null_move_allowed()
+
+
+@pytest.mark.parametrize("variant", ["zhadu", "zhadu-star"])
+def test_threatened_is_a_win_for_the_opponent_in_one(variant: str) -> None:
+    """``threatened`` (the search's threat extension) against its definition on random games:
+    the position with the other side to move has a move that wins at once."""
+    rules = make_rules(variant)
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        state = rules.parse_position(AFTER_SETUP)
+        while not state.is_over() and state.history_length < 80:
+            text = state.position_text()
+            fields = text.split(" ")
+            fields[1] = "b" if fields[1] == "w" else "w"
+            flipped = rules.parse_position(" ".join(fields))
+            wins = False
+            for move in flipped.legal_moves():
+                flipped.play(move)
+                outcome = flipped.outcome()
+                flipped.undo()
+                if outcome is not None and outcome.winner == flipped.side_to_move:
+                    wins = True
+                    break
+            assert state.threatened() == wins, text
+            seen[wins] += 1
+            moves = state.legal_moves()
+            captures = [m for m in moves if state.is_capture(m)]
+            state.play(rng.choice(captures if captures and rng.random() < 0.3 else moves))
+        assert not state.is_over() or not state.threatened()
+    assert seen[True] > 20 and seen[False] > 20, seen
+    assert not rules.start().threatened()
