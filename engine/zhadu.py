@@ -409,7 +409,9 @@ class ZhaduRules(Rules):
         return cast(Callable[[State], int], evaluate)
 
     def search_parameters(self) -> SearchParameters:
-        """A clock is planned for :data:`MOVES_TO_GO` moves: Zhadu games are short."""
+        """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), and a
+        position with a winning capture pending against the mover is searched a ply deeper
+        (:meth:`ZhaduState.threatened`)."""
         return SearchParameters(moves_to_go=MOVES_TO_GO, threat_extension=True)
 
     def start(self) -> ZhaduState:
