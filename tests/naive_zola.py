@@ -69,7 +69,6 @@ def legal_moves(position: str) -> list[str]:
 def play(position: str, move: str) -> str:
     """The position string after a move given as canonical text."""
     grid, me = parse(position)
-    n = len(grid)
     if move != "pass":
         sep = next(i for i, ch in enumerate(move) if ch in "-x")
         frm, to = move[:sep], move[sep + 1 :]
@@ -77,6 +76,12 @@ def play(position: str, move: str) -> str:
         tf, tr = ord(to[0]) - 97, int(to[1:]) - 1
         grid[fr][ff] = "."
         grid[tr][tf] = me
+    return text(grid, "b" if me == "r" else "r")
+
+
+def text(grid: list[list[str]], side: str) -> str:
+    """The position string of ``grid`` (as :func:`parse` gives it) with ``side`` to move."""
+    n = len(grid)
     ranks = []
     for rank in range(n - 1, -1, -1):
         text, run = "", 0
@@ -89,7 +94,7 @@ def play(position: str, move: str) -> str:
                 run = 0
             text += cell
         ranks.append(text + (str(run) if run else ""))
-    return "/".join(ranks) + " " + ("b" if me == "r" else "r")
+    return "/".join(ranks) + " " + side
 
 
 def perft(position: str, depth: int) -> int:

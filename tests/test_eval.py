@@ -73,6 +73,21 @@ def naive_zola_evaluation(position: str) -> int:
     if attacked:
         score += zola_eval.TEMPO_CAPTURE
     score += (len(attacked) - len(attacking)) * zola_eval.ATTACK
+
+    def retaken(square: str, side: str) -> bool:
+        # Could another checker of ``side`` capture on ``square`` were an enemy standing there?
+        file, rank = ord(square[0]) - 97, int(square[1:]) - 1
+        swapped = [row[:] for row in grid]
+        swapped[rank][file] = "b" if side == "r" else "r"
+        return any(
+            m.endswith("x" + square) for m in naive_zola.legal_moves(naive_zola.text(swapped, side))
+        )
+
+    free = {square for square in attacked if not retaken(square, other)}
+    if free:
+        score += zola_eval.FREE_CAPTURE
+    hanging = {square for square in attacking if not retaken(square, me)}
+    score += (len(free) - len(hanging)) * zola_eval.HANGING
     steps = sum("-" in m for m in mine) - sum("-" in m for m in theirs)
     return score + steps * zola_eval.STEP
 

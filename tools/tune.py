@@ -54,6 +54,8 @@ ZOLA_WEIGHTS: tuple[Weight, ...] = (
     ("TEMPO_CAPTURE", None),
     ("ATTACK", None),
     ("STEP", None),
+    ("HANGING", None),
+    ("FREE_CAPTURE", None),
 )
 ZHADU_WEIGHTS: tuple[Weight, ...] = (
     ("THREAT", None),
