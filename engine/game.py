@@ -172,6 +172,10 @@ class SearchParameters:
     #: The search asks :meth:`State.threatened` at its inner nodes and searches a threatened
     #: position a ply deeper (as chess engines extend a check); off, it never asks.
     threat_extension: bool = False
+    #: The search tries the captures (:meth:`State.captures`) before it generates and sorts
+    #: the quiet moves (:meth:`State.quiet_moves`), in the same order as all at once: it pays
+    #: where captures are few and often cut off, and costs a second generation where not.
+    captures_first: bool = False
 
 
 class Rules(ABC):
@@ -300,6 +304,11 @@ class State(ABC):
     def captures(self) -> list[int]:
         """The legal moves that capture (for quiescence search); empty once the game is over."""
         return [m for m in self.legal_moves() if self.is_capture(m)]
+
+    def quiet_moves(self) -> list[int]:
+        """The legal moves that do not capture (``pass`` when it is the only move): with
+        :meth:`captures`, every legal move (for a search that tries captures first)."""
+        return [m for m in self.legal_moves() if not self.is_capture(m)]
 
     def count_moves(self) -> int:
         """``len(self.legal_moves())``, possibly faster: perft's bulk count at the leaves."""

@@ -304,6 +304,7 @@ class _Search:
     """
 
     __slots__ = (
+        "captures_first",
         "check_every",
         "equal_captures",
         "eval_cache",
@@ -372,6 +373,7 @@ class _Search:
         self.max_qdepth = parameters.quiescence_depth
         self.equal_captures = parameters.equal_captures
         self.threat_extension = parameters.threat_extension
+        self.captures_first = parameters.captures_first
         #: Threatened nodes are extended only this many plies from the root (twice the depth of
         #: the iteration), so that a chain of threats cannot deepen a search without end.
         self.extend_below = 0
@@ -719,59 +721,79 @@ class _Search:
                     alpha = best
                 index = 1
             if alpha < beta:
-                moves = st.legal_moves()
-                if tt_move is not None:
-                    moves.remove(tt_move)
-                if len(moves) > 1:
-                    capture_value = st.capture_value
-
-                    def order(move: int) -> int:
-                        # Captures by value first; killers and history order within a
-                        # class (in Zola almost every move is a capture of value 1).
-                        value = capture_value(move) << CAPTURE_SHIFT
-                        if move == k1:
-                            return value + KILLER_FIRST
-                        if move == k2:
-                            return value + KILLER_SECOND
-                        return value + side_history[move]
-
-                    moves.sort(key=order, reverse=True)
-                is_capture = st.is_capture
-                for move in moves:
-                    play(move)
-                    try:
-                        if index == 0:
-                            value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                is_capture, capture_value = st.is_capture, st.capture_value
+                # Stages: all moves at once (0), or the captures (1) and then, unless one cut
+                # off, the quiet moves (2): the same keys, but the quiet moves read the history
+                # as it stands after the captures were searched.
+                stage = 1 if self.captures_first else 0
+                moves = st.captures() if stage else st.legal_moves()
+                while True:
+                    if tt_move is not None and (stage == 0 or tt_move in moves):
+                        moves.remove(tt_move)
+                    if len(moves) > 1:
+                        if stage == 2 or (stage == 1 and self.equal_captures):
+                            # Moves of one capture value: by history (a key in C), then the
+                            # killers to the front, as the key below would (the sorts are
+                            # stable).
+                            moves.sort(key=side_history.__getitem__, reverse=True)
+                            if k2 in moves:
+                                moves.remove(k2)
+                                moves.insert(0, k2)
+                            if k1 in moves:
+                                moves.remove(k1)
+                                moves.insert(0, k1)
                         else:
-                            # Late move reductions: moves ordered late rarely matter;
-                            # captures (most moves in Zola) only from LMR_CAPTURE_FROM on.
-                            reduction = 0
-                            if (
-                                depth >= LMR_DEPTH
-                                and index >= LMR_QUIET_FROM
-                                and move != k1
-                                and move != k2
-                            ):
-                                if not is_capture(move):
-                                    deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
-                                    reduction = 2 if deep else 1
-                                elif index >= LMR_CAPTURE_FROM:
-                                    reduction = 1
-                            value = -negamax(
-                                depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
-                            )
-                            if value > alpha and (reduction or value < beta):
+
+                            def order(move: int) -> int:
+                                # Captures by value first; killers and history order within
+                                # a class (in Zola almost every move is a capture of value 1).
+                                value = capture_value(move) << CAPTURE_SHIFT
+                                if move == k1:
+                                    return value + KILLER_FIRST
+                                if move == k2:
+                                    return value + KILLER_SECOND
+                                return value + side_history[move]
+
+                            moves.sort(key=order, reverse=True)
+                    for move in moves:
+                        play(move)
+                        try:
+                            if index == 0:
                                 value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                    finally:
-                        undo()
-                    index += 1
-                    if value > best:
-                        best = value
-                        best_move = move
-                        if value > alpha:
-                            alpha = value
-                            if value >= beta:
-                                break
+                            else:
+                                # Late move reductions: moves ordered late rarely matter;
+                                # captures (most moves in Zola) only from LMR_CAPTURE_FROM on.
+                                reduction = 0
+                                if (
+                                    depth >= LMR_DEPTH
+                                    and index >= LMR_QUIET_FROM
+                                    and move != k1
+                                    and move != k2
+                                ):
+                                    if not is_capture(move):
+                                        deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
+                                        reduction = 2 if deep else 1
+                                    elif index >= LMR_CAPTURE_FROM:
+                                        reduction = 1
+                                value = -negamax(
+                                    depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
+                                )
+                                if value > alpha and (reduction or value < beta):
+                                    value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                        finally:
+                            undo()
+                        index += 1
+                        if value > best:
+                            best = value
+                            best_move = move
+                            if value > alpha:
+                                alpha = value
+                                if value >= beta:
+                                    break
+                    if stage != 1 or alpha >= beta:
+                        break
+                    stage = 2
+                    moves = st.quiet_moves()
         finally:
             path.discard(key)
         if best >= beta:

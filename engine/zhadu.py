@@ -412,7 +412,7 @@ class ZhaduRules(Rules):
         """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), and a
         position with a winning capture pending against the mover is searched a ply deeper
         (:meth:`ZhaduState.threatened`)."""
-        return SearchParameters(moves_to_go=MOVES_TO_GO, threat_extension=True)
+        return SearchParameters(moves_to_go=MOVES_TO_GO, threat_extension=True, captures_first=True)
 
     def start(self) -> ZhaduState:
         return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)
@@ -481,6 +481,17 @@ class ZhaduState(State):
 
     # --- moves -------------------------------------------------------------------------------
     def legal_moves(self) -> list[int]:
+        return self._moves(False)
+
+    def quiet_moves(self) -> list[int]:
+        """The moves that capture nothing: the search tries :meth:`captures` first and only
+        then generates these (Zhadu has ~1.5 captures among ~32 moves, and half the cut-offs
+        are captures: measured on the bench positions at depth 6)."""
+        return self._moves(True)
+
+    def _moves(self, quiet: bool) -> list[int]:
+        """The legal moves, or with ``quiet`` only those that capture nothing; ``[PASS]``
+        when the side to move has no move at all."""
         if self.result is not None:
             return []
         stm = self.stm
@@ -504,7 +515,8 @@ class ZhaduState(State):
         g = self.g
         steps, ball, cache, high = g.steps, g.ball, g.cache, g.high
         lists = _MOVE_LISTS
-        free = FULL ^ own
+        free = FULL ^ (occupied if quiet else own)
+        any_taken = 0
         for kind in range(5):
             p = pos[base + kind]
             if p < 0:
@@ -517,8 +529,13 @@ class ZhaduState(State):
                     ends = g.remember(ck, p, kind, occupied)
             else:
                 ends = steps[p]
-            ends &= free | (1 << p)
-            taken = ends & opp
+            if quiet:
+                any_taken |= ends & opp
+                ends &= free | (1 << p)
+                taken = 0
+            else:
+                ends &= free | (1 << p)
+                taken = ends & opp
             # The move ints of one stone depend only on (p, ends, taken): kept as tuples,
             # measured ~1.6x faster (30 moves: 10 -> 6 us) than extracting the bits each time.
             mk = ((taken << 32 | ends) << 5) | p
@@ -526,7 +543,7 @@ class ZhaduState(State):
             if listed is None:
                 listed = _stone_moves(mk, p, ends, taken)
             moves += listed
-        return moves if moves else [PASS]
+        return moves if moves or any_taken else [PASS]
 
     def captures(self) -> list[int]:
         if self.result is not None or self.ply < SETUP_PLIES:
@@ -888,12 +905,24 @@ class ZhaduState(State):
             return False
         occ = self.occ
         occupied = occ[0] | occ[1]
-        destinations = self.g.destinations
         base_them = 5 * them
-        for kind in range(5):
+        g = self.g
+        p = pos[base_them]
+        if p >= 0 and g.steps[p] & targets:
+            return True
+        # Geometry.destinations inlined, as in the evaluation: the search asks this at every
+        # inner node (measured: 8% of Zhadu search time through the method, 5% inlined).
+        ball, cache, high = g.ball, g.cache, g.high
+        for kind in (1, 2, 3, 4):
             p = pos[base_them + kind]
-            if p >= 0 and destinations(p, kind, occupied) & targets:
-                return True
+            if p >= 0:
+                j = 5 * p + kind
+                ck = (occupied & ball[j]) | high[j]
+                ends = cache.get(ck)
+                if ends is None:
+                    ends = g.remember(ck, p, kind, occupied)
+                if ends & targets:
+                    return True
         return False
 
     def play_null(self) -> None:

@@ -232,11 +232,16 @@ def count_moves(g: Geometry, own: int, opp: int) -> int:
     return count
 
 
-def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False) -> list[int]:
-    """Move ints for ``own`` against ``opp``: captures first, then steps (no pass)."""
+def generate_moves(
+    g: Geometry, own: int, opp: int, captures_only: bool = False, steps_only: bool = False
+) -> list[int]:
+    """Move ints for ``own`` against ``opp``: captures first, then steps (no pass); only the
+    captures or only the steps if asked."""
     empty = g.full & ~(own | opp)
     moves: list[int] = []
     append = moves.append
+    if steps_only:
+        return _steps(g, own, empty, moves)
     # A move from ``to - shift`` to ``to`` is ``(to - shift) | to << 7 | flag``, which is
     # ``to * 129 - shift + flag``: with ``bit_length() = to + 1`` and the constant folded per
     # slide, 3 operations per move instead of 6 (measured: 10-16% fewer instructions for the
@@ -269,6 +274,12 @@ def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False)
                 break
     if captures_only:
         return moves
+    return _steps(g, own, empty, moves)
+
+
+def _steps(g: Geometry, own: int, empty: int, moves: list[int]) -> list[int]:
+    """``moves`` with the steps of ``own`` onto ``empty`` appended (see generate_moves)."""
+    append = moves.append
     for shift, mask in g.step_up:
         targets = ((own & mask) << shift) & empty
         base = -129 - shift
@@ -349,7 +360,9 @@ class ZolaRules(Rules):
         engine/zola_eval.py); every checker is worth the same, so every capture is."""
         from zengine.engine.zola_eval import QUIESCENCE_DEPTH
 
-        return SearchParameters(quiescence_depth=QUIESCENCE_DEPTH, equal_captures=True)
+        return SearchParameters(
+            quiescence_depth=QUIESCENCE_DEPTH, equal_captures=True, captures_first=True
+        )
 
     def start(self) -> ZolaState:
         red, blue = self.geometry.start
@@ -452,6 +465,18 @@ class ZolaState(State):
         if not own or not opp:
             return []
         return generate_moves(self.g, own, opp, captures_only=True)
+
+    def quiet_moves(self) -> list[int]:
+        """The steps (the search tries captures first: in Zola most moves capture, and 86% of
+        the cut-offs of bench depth 4 were captures, so most nodes never generate steps)."""
+        full = self.g.full
+        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
+        if not own or not opp:
+            return []
+        moves = generate_moves(self.g, own, opp, steps_only=True)
+        if moves or generate_moves(self.g, own, opp, captures_only=True):
+            return moves
+        return [PASS]
 
     def count_moves(self) -> int:
         own, opp = self.doubled[self.stm], self.doubled[self.stm ^ 1]

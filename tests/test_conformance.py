@@ -76,6 +76,15 @@ def _check_is_legal_move(state: State, rng: random.Random, seen: list[int]) -> N
     seen.extend(moves[:5])
 
 
+def _check_move_stages(state: State) -> None:
+    """``captures`` then ``quiet_moves`` are ``legal_moves`` split in two, each in the order
+    ``legal_moves`` gives it (a search that tries captures first relies on both)."""
+    moves = state.legal_moves()
+    captures = state.captures()
+    assert captures == [m for m in moves if state.is_capture(m)], state.position_text()
+    assert state.quiet_moves() == [m for m in moves if not state.is_capture(m)]
+
+
 def _check_undo(state: State, rng: random.Random) -> None:
     before = _snapshot(state)
     moves = state.legal_moves()
@@ -115,6 +124,7 @@ def _playout(variant: str, seed: int) -> int:
     while True:
         _check_position(state)
         _check_is_legal_move(state, rng, seen)
+        _check_move_stages(state)
         _check_undo(state, rng)
         _check_null_move(state)
         moves = state.legal_moves()

@@ -186,6 +186,22 @@ def test_threat_extension_sees_past_the_parry(text: str, score: str, monkeypatch
 
 
 @pytest.mark.parametrize("variant", variant_names())
+def test_captures_first_keeps_the_order(variant: str, monkeypatch) -> None:
+    """Trying the captures before generating the quiet moves (``captures_first``, both games)
+    searches the moves in the order of all at once: at depth 3 (where the history a node
+    sorts by cannot change while its captures are searched) the same tree, node for node."""
+    rules = make_rules(variant)
+    assert rules.search_parameters().captures_first
+    states = random_positions(variant, 12, seed=11)
+    staged = [search(s, GoLimits(depth=3)) for s in states]
+    plain = dataclasses.replace(rules.search_parameters(), captures_first=False)
+    monkeypatch.setattr(type(rules), "search_parameters", lambda self: plain)
+    for state, result in zip(states, staged, strict=True):
+        again = search(state, GoLimits(depth=3))
+        assert (again.best, again.score, again.nodes) == (result.best, result.score, result.nodes)
+
+
+@pytest.mark.parametrize("variant", variant_names())
 def test_always_a_legal_move_under_tiny_limits(variant: str) -> None:
     searcher = Searcher(hash_mb=1)
     for index, state in enumerate(random_positions(variant, 12, seed=len(variant))):
