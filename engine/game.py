@@ -173,8 +173,9 @@ class SearchParameters:
     #: position a ply deeper (as chess engines extend a check); off, it never asks.
     threat_extension: bool = False
     #: The search tries the captures (:meth:`State.captures`) before it generates and sorts
-    #: the quiet moves (:meth:`State.quiet_moves`), in the same order as all at once: it pays
-    #: where captures are few and often cut off, and costs a second generation where not.
+    #: the quiet moves (:meth:`State.quiet_moves`), by the keys of all moves at once (the quiet
+    #: moves read the history as it stands once the captures are searched): it pays where
+    #: captures often cut off, and costs a second generation where they do not.
     captures_first: bool = False
 
 

@@ -409,9 +409,10 @@ class ZhaduRules(Rules):
         return cast(Callable[[State], int], evaluate)
 
     def search_parameters(self) -> SearchParameters:
-        """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), and a
+        """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), a
         position with a winning capture pending against the mover is searched a ply deeper
-        (:meth:`ZhaduState.threatened`)."""
+        (:meth:`ZhaduState.threatened`), and the few captures are tried before the quiet moves
+        are generated (:meth:`ZhaduState.quiet_moves`)."""
         return SearchParameters(moves_to_go=MOVES_TO_GO, threat_extension=True, captures_first=True)
 
     def start(self) -> ZhaduState:

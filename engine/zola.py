@@ -357,7 +357,8 @@ class ZolaRules(Rules):
 
     def search_parameters(self) -> SearchParameters:
         """A one-ply quiescence: the evaluation scores pending captures itself (see
-        engine/zola_eval.py); every checker is worth the same, so every capture is."""
+        engine/zola_eval.py); every checker is worth the same, so every capture is; the
+        captures are tried before the steps are generated (:meth:`ZolaState.quiet_moves`)."""
         from zengine.engine.zola_eval import QUIESCENCE_DEPTH
 
         return SearchParameters(
