@@ -517,7 +517,7 @@ class ZhaduState(State):
         steps, ball, cache, high = g.steps, g.ball, g.cache, g.high
         lists = _MOVE_LISTS
         free = FULL ^ (occupied if quiet else own)
-        any_taken = 0
+        capturable = 0 if quiet else opp
         for kind in range(5):
             p = pos[base + kind]
             if p < 0:
@@ -530,13 +530,8 @@ class ZhaduState(State):
                     ends = g.remember(ck, p, kind, occupied)
             else:
                 ends = steps[p]
-            if quiet:
-                any_taken |= ends & opp
-                ends &= free | (1 << p)
-                taken = 0
-            else:
-                ends &= free | (1 << p)
-                taken = ends & opp
+            ends &= free | (1 << p)
+            taken = ends & capturable
             # The move ints of one stone depend only on (p, ends, taken): kept as tuples,
             # measured ~1.6x faster (30 moves: 10 -> 6 us) than extracting the bits each time.
             mk = ((taken << 32 | ends) << 5) | p
@@ -544,7 +539,9 @@ class ZhaduState(State):
             if listed is None:
                 listed = _stone_moves(mk, p, ends, taken)
             moves += listed
-        return moves if moves or any_taken else [PASS]
+        if moves or (quiet and self.captures()):
+            return moves
+        return [PASS]
 
     def captures(self) -> list[int]:
         if self.result is not None or self.ply < SETUP_PLIES:

@@ -232,16 +232,11 @@ def count_moves(g: Geometry, own: int, opp: int) -> int:
     return count
 
 
-def generate_moves(
-    g: Geometry, own: int, opp: int, captures_only: bool = False, steps_only: bool = False
-) -> list[int]:
-    """Move ints for ``own`` against ``opp``: captures first, then steps (no pass); only the
-    captures or only the steps if asked."""
+def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False) -> list[int]:
+    """Move ints for ``own`` against ``opp``: captures first, then steps (no pass)."""
     empty = g.full & ~(own | opp)
     moves: list[int] = []
     append = moves.append
-    if steps_only:
-        return _steps(g, own, empty, moves)
     # A move from ``to - shift`` to ``to`` is ``(to - shift) | to << 7 | flag``, which is
     # ``to * 129 - shift + flag``: with ``bit_length() = to + 1`` and the constant folded per
     # slide, 3 operations per move instead of 6 (measured: 10-16% fewer instructions for the
@@ -474,8 +469,9 @@ class ZolaState(State):
         own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
         if not own or not opp:
             return []
-        moves = generate_moves(self.g, own, opp, steps_only=True)
-        if moves or generate_moves(self.g, own, opp, captures_only=True):
+        g = self.g
+        moves = _steps(g, own, g.full & ~(own | opp), [])
+        if moves or generate_moves(g, own, opp, captures_only=True):
             return moves
         return [PASS]
 
