@@ -233,7 +233,8 @@ def count_moves(g: Geometry, own: int, opp: int) -> int:
 
 
 def generate_moves(g: Geometry, own: int, opp: int, captures_only: bool = False) -> list[int]:
-    """Move ints for ``own`` against ``opp``: captures first, then steps (no pass)."""
+    """Move ints for ``own`` against ``opp``: captures first, then steps (no pass); only the
+    captures with ``captures_only`` (the steps alone are :func:`_steps`)."""
     empty = g.full & ~(own | opp)
     moves: list[int] = []
     append = moves.append
