@@ -177,6 +177,12 @@ class SearchParameters:
     #: moves read the history as it stands once the captures are searched): it pays where
     #: captures often cut off, and costs a second generation where they do not.
     captures_first: bool = False
+    #: The search remembers, per side and per move of the opponent, the quiet move that last
+    #: refuted it (a counter move), and tries it after the killers, unreduced.
+    counter_moves: bool = False
+    #: A quiet move whose history exceeds 4 depth squared (it refuted several nodes as deep)
+    #: is reduced a ply less by the late move reductions.
+    history_lmr: bool = False
 
 
 class Rules(ABC):

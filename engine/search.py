@@ -96,6 +96,7 @@ ASPIRATION_DEPTH = 4
 CAPTURE_SHIFT = 32
 KILLER_FIRST = 1 << 31
 KILLER_SECOND = 1 << 30
+COUNTER_MOVE = 1 << 29
 #: History counts are divided by ``2**HISTORY_AGING`` at the start of each search, so that old
 #: searches count less.
 HISTORY_AGING = 2
@@ -193,6 +194,7 @@ class Searcher:
         self._eval_cache: dict[int, int] = {}
         self._history: list[defaultdict[int, int]] = [defaultdict(int), defaultdict(int)]
         self._killers: list[list[int | None]] = []
+        self._counters: list[dict[int, int]] = [{}, {}]
         self.set_hash(hash_mb)
 
     def _learn_latency(self, limits: GoLimits, side: int) -> None:
@@ -233,6 +235,7 @@ class Searcher:
         self._eval_cache = {}
         self._history = [defaultdict(int), defaultdict(int)]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
+        self._counters = [{}, {}]
 
     def hashfull(self) -> int:
         """Per mille of the first table slots in use (the UCI convention)."""
@@ -306,6 +309,8 @@ class _Search:
     __slots__ = (
         "captures_first",
         "check_every",
+        "counter_moves",
+        "counters",
         "equal_captures",
         "eval_cache",
         "evaluate",
@@ -314,6 +319,7 @@ class _Search:
         "found_value",
         "hard_s",
         "history",
+        "history_lmr",
         "killers",
         "last_check",
         "last_cpu",
@@ -328,6 +334,7 @@ class _Search:
         "null_child",
         "on_info",
         "path",
+        "played",
         "root_moves",
         "searcher",
         "seldepth",
@@ -364,6 +371,9 @@ class _Search:
         self.mask = searcher._mask
         self.history = searcher._history
         self.killers = searcher._killers
+        self.counters = searcher._counters
+        #: Per ply: the move that led to the node there (None after a null move or at the root).
+        self.played: list[int | None] = [None] * (MAX_PLY + 2)
         #: Keys of the positions on the current search path (a repetition there is a draw).
         self.path: set[int] = set()
         #: Per ply: whether the node there follows a null move (no second one in a row).
@@ -374,6 +384,8 @@ class _Search:
         self.equal_captures = parameters.equal_captures
         self.threat_extension = parameters.threat_extension
         self.captures_first = parameters.captures_first
+        self.counter_moves = parameters.counter_moves
+        self.history_lmr = parameters.history_lmr
         #: Threatened nodes are extended only this many plies from the root (twice the depth of
         #: the iteration), so that a chain of threats cannot deepen a search without end.
         self.extend_below = 0
@@ -597,10 +609,12 @@ class _Search:
         st = self.state
         play, undo, negamax = st.play, st.undo, self.negamax
         path = self.path
+        played = self.played
         key = st.key
         path.add(key)
         try:
             for index, move in enumerate(self.root_moves):
+                played[1] = move
                 play(move)
                 try:
                     if index == 0:
@@ -699,9 +713,18 @@ class _Search:
 
         if tt_move is not None and not st.is_legal_move(tt_move):
             tt_move = None  # a key collision: the table never makes the search play it here
-        side_history = self.history[st.side_to_move]
+        side = st.side_to_move
+        side_history = self.history[side]
+        history_lmr = self.history_lmr
         killer = self.killers[ply]
         k1, k2 = killer
+        played = self.played
+        previous = played[ply]
+        counter = None
+        if self.counter_moves and previous is not None:
+            counter = self.counters[side].get(previous)
+            if counter == k1 or counter == k2:
+                counter = None
         play, undo, negamax = st.play, st.undo, self.negamax
         old_alpha = alpha
         best = -INF
@@ -712,6 +735,7 @@ class _Search:
             if tt_move is not None:
                 # The table move first, before generating the others: when it cuts off
                 # (most of the time at cut nodes), no generation and no sorting happen.
+                played[ply + 1] = tt_move
                 play(tt_move)
                 try:
                     best = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
@@ -736,6 +760,9 @@ class _Search:
                             # killers to the front, as the key below would (the sorts are
                             # stable).
                             moves.sort(key=side_history.__getitem__, reverse=True)
+                            if counter is not None and counter in moves:
+                                moves.remove(counter)
+                                moves.insert(0, counter)
                             if k2 in moves:
                                 moves.remove(k2)
                                 moves.insert(0, k2)
@@ -752,10 +779,13 @@ class _Search:
                                     return value + KILLER_FIRST
                                 if move == k2:
                                     return value + KILLER_SECOND
+                                if move == counter:
+                                    return value + COUNTER_MOVE
                                 return value + side_history[move]
 
                             moves.sort(key=order, reverse=True)
                     for move in moves:
+                        played[ply + 1] = move
                         play(move)
                         try:
                             if index == 0:
@@ -769,10 +799,13 @@ class _Search:
                                     and index >= LMR_QUIET_FROM
                                     and move != k1
                                     and move != k2
+                                    and move != counter
                                 ):
                                     if not is_capture(move):
                                         deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
                                         reduction = 2 if deep else 1
+                                        if history_lmr and side_history[move] > 4 * depth * depth:
+                                            reduction -= 1
                                     elif index >= LMR_CAPTURE_FROM:
                                         reduction = 1
                                 value = -negamax(
@@ -802,6 +835,8 @@ class _Search:
                 killer[1] = k1
                 killer[0] = best_move
             side_history[best_move] += depth * depth
+            if self.counter_moves and previous is not None and not st.is_capture(best_move):
+                self.counters[side][previous] = best_move
 
         flag = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
         stored = best
@@ -821,6 +856,7 @@ class _Search:
         reduction = NULL_REDUCTION + depth // NULL_DEPTH_STEP
         st.play_null()
         null_child[ply + 1] = True
+        self.played[ply + 1] = None
         try:
             return -self.negamax(depth - 1 - reduction, -beta, 1 - beta, ply + 1, False)
         finally:

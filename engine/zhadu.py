@@ -413,7 +413,13 @@ class ZhaduRules(Rules):
         position with a winning capture pending against the mover is searched a ply deeper
         (:meth:`ZhaduState.threatened`), and the few captures are tried before the quiet moves
         are generated (:meth:`ZhaduState.quiet_moves`)."""
-        return SearchParameters(moves_to_go=MOVES_TO_GO, threat_extension=True, captures_first=True)
+        return SearchParameters(
+            moves_to_go=MOVES_TO_GO,
+            threat_extension=True,
+            captures_first=True,
+            counter_moves=True,
+            history_lmr=True,
+        )
 
     def start(self) -> ZhaduState:
         return ZhaduState(self, [-1] * 10, 0, [-1, -1], 0, 0, None)

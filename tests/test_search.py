@@ -9,9 +9,12 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
+import time
+from collections import Counter
 
 import pytest
 
+from zengine.engine import search as search_module
 from zengine.engine.game import State
 from zengine.engine.search import MATE, MAX_DEPTH, Searcher, SearchInfo, SearchResult, score_of
 from zengine.engine.values import GoLimits, Score
@@ -107,8 +110,10 @@ def test_score_of_mate_distances() -> None:
     assert score_of(37) == Score(cp=37)
 
 
-def random_positions(variant: str, count: int, seed: int) -> list[State]:
-    """Positions (games not over) from seeded random playouts."""
+def random_positions(
+    variant: str, count: int, seed: int, *, after_setup: bool = False
+) -> list[State]:
+    """Positions (games not over, past the setup if asked) from seeded random playouts."""
     rules = make_rules(variant)
     rng = random.Random(seed)
     found: list[State] = []
@@ -119,7 +124,9 @@ def random_positions(variant: str, count: int, seed: int) -> list[State]:
             if not moves:
                 break
             state.play(rng.choice(sorted(moves)))
-        if state.outcome() is None:
+        if state.outcome() is None and (
+            not after_setup or state.history_length > rules.setup_plies
+        ):
             found.append(state)
     return found
 
@@ -199,6 +206,123 @@ def test_captures_first_keeps_the_order(variant: str, monkeypatch) -> None:
     for state, result in zip(states, staged, strict=True):
         again = search(state, GoLimits(depth=3))
         assert (again.best, again.score, again.nodes) == (result.best, result.score, result.nodes)
+
+
+def counter_move_variants() -> list[str]:
+    return [v for v in variant_names() if make_rules(v).search_parameters().counter_moves]
+
+
+@pytest.mark.parametrize("variant", counter_move_variants())
+def test_counter_move_is_the_first_quiet_move_after_the_killers(variant: str, monkeypatch) -> None:
+    """The counter move of the opponent's last move (``counter_moves``, Zhadu) is the first
+    quiet move searched when no killer is known, ahead of the history order (all zero here:
+    then the generation order, whose last move is made the counter)."""
+    state = random_positions(variant, 1, seed=5, after_setup=True)[0]
+    reply = next(m for m in state.legal_moves() if not state.is_capture(m))
+    state.play(reply)
+    quiet = state.quiet_moves()
+    assert len(quiet) > 1
+    counter = quiet[-1]
+    state.undo()
+    plies = state.history_length + 1
+    cls = type(state)
+    original = cls.play
+    played: list[int] = []
+
+    def logged(self: State, move: int) -> None:
+        if self.history_length == plies and not self.is_capture(move):
+            played.append(move)
+        original(self, move)
+
+    monkeypatch.setattr(cls, "play", logged)
+    searcher = Searcher()
+    searcher._counters[1 - state.side_to_move][reply] = counter
+    search(state, GoLimits(depth=2), searcher, moves=[reply])
+    assert played[0] == counter
+    played.clear()
+    search(state, GoLimits(depth=2), Searcher(), moves=[reply])
+    assert played[0] == quiet[0]
+
+
+@pytest.mark.parametrize("variant", counter_move_variants())
+def test_a_counter_move_is_never_played_where_illegal(variant: str, only_legal_plays) -> None:
+    """Counter moves come from other positions: one is tried only where it is generated."""
+
+    class Foreign(dict):
+        def get(self, key, default=None):
+            return foreign  # a placement: never legal after the setup
+
+    foreign = make_rules(variant).start().legal_moves()[0]
+    searcher = Searcher()
+    searcher._counters = [Foreign(), Foreign()]
+    for state in random_positions(variant, 3, seed=13, after_setup=True):
+        result = search(state, GoLimits(depth=4), searcher)
+        assert result.best in state.legal_moves()
+
+
+def history_lmr_variants() -> list[str]:
+    return [v for v in variant_names() if make_rules(v).search_parameters().history_lmr]
+
+
+@pytest.mark.parametrize("variant", history_lmr_variants())
+@pytest.mark.parametrize("history_lmr", [False, True])
+def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
+    variant: str, history_lmr: bool, monkeypatch
+) -> None:
+    """``history_lmr`` (Zhadu): a late quiet move whose history exceeds 4 depth squared is
+    searched a ply deeper than a late quiet move without history; without the parameter both
+    are reduced alike. One node of depth 6, its children not searched but recorded."""
+    state = random_positions(variant, 1, seed=7, after_setup=True)[0]
+    rules = state.rules
+    parameters = dataclasses.replace(rules.search_parameters(), history_lmr=history_lmr)
+    monkeypatch.setattr(type(rules), "search_parameters", lambda self: parameters)
+
+    def child_key(move: int) -> int:
+        state.play(move)
+        key = state.key
+        state.undo()
+        return key
+
+    # Moves after which the position is one no other move (nor the null move) leads to.
+    keys = Counter(child_key(m) for m in state.legal_moves())
+    state.play_null()
+    keys[state.key] += 1
+    state.undo_null()
+    quiet = [m for m in state.quiet_moves() if keys[child_key(m)] == 1]
+    # Enough moves ahead of the two compared that both come late enough for the deeper
+    # reduction (the captures are searched first).
+    ahead = max(3, search_module.LMR_DEEP_FROM - len(state.captures()))
+    assert len(quiet) >= ahead + 2
+    searcher = Searcher()
+    history = searcher._history[state.side_to_move]
+    for move in quiet[:ahead]:
+        history[move] = 10**7
+    favoured, plain = quiet[ahead], quiet[ahead + 1]
+    history[favoured] = 10**3  # above 4 * 6 * 6
+    depths: dict[int, int] = {}
+    original = search_module._Search.negamax
+
+    def recorded(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
+        if ply == 1:
+            return original(self, depth, alpha, beta, ply, pv_node)
+        depths[self.state.key] = depth
+        return 100  # every move fails low: the node searches all of them, none again
+
+    monkeypatch.setattr(search_module._Search, "negamax", recorded)
+    node = search_module._Search(
+        searcher,
+        state,
+        GoLimits(depth=6),
+        rules.evaluation(),
+        state.legal_moves(),
+        False,
+        None,
+        None,
+        time.perf_counter(),
+    )
+    node.negamax(6, 0, 1, 1, False)
+    gap = depths[child_key(favoured)] - depths[child_key(plain)]
+    assert gap == (1 if history_lmr else 0)
 
 
 @pytest.mark.parametrize("variant", variant_names())
