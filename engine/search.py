@@ -76,6 +76,9 @@ LMR_QUIET_FROM = 3
 LMR_CAPTURE_FROM = 5
 LMR_DEEP_FROM = 8
 LMR_DEEP_DEPTH = 5
+#: With ``history_lmr``, a late quiet move whose history exceeds ``HISTORY_LMR`` depth squared
+#: (it refuted several nodes as deep) is reduced a ply less.
+HISTORY_LMR = 4
 #: Reverse futility pruning at non-PV nodes up to this depth, with this margin per ply (cp).
 RFP_DEPTH = 2
 RFP_MARGIN = 120
@@ -804,7 +807,10 @@ class _Search:
                                     if not is_capture(move):
                                         deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
                                         reduction = 2 if deep else 1
-                                        if history_lmr and side_history[move] > 4 * depth * depth:
+                                        if (
+                                            history_lmr
+                                            and side_history[move] > HISTORY_LMR * depth * depth
+                                        ):
                                             reduction -= 1
                                     elif index >= LMR_CAPTURE_FROM:
                                         reduction = 1

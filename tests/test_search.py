@@ -208,11 +208,12 @@ def test_captures_first_keeps_the_order(variant: str, monkeypatch) -> None:
         assert (again.best, again.score, again.nodes) == (result.best, result.score, result.nodes)
 
 
-def counter_move_variants() -> list[str]:
-    return [v for v in variant_names() if make_rules(v).search_parameters().counter_moves]
+def variants_asking(parameter: str) -> list[str]:
+    """The variants whose game asks the search for ``parameter`` (a SearchParameters flag)."""
+    return [v for v in variant_names() if getattr(make_rules(v).search_parameters(), parameter)]
 
 
-@pytest.mark.parametrize("variant", counter_move_variants())
+@pytest.mark.parametrize("variant", variants_asking("counter_moves"))
 def test_counter_move_is_the_first_quiet_move_after_the_killers(variant: str, monkeypatch) -> None:
     """The counter move of the opponent's last move (``counter_moves``, Zhadu) is the first
     quiet move searched when no killer is known, ahead of the history order (all zero here:
@@ -244,7 +245,7 @@ def test_counter_move_is_the_first_quiet_move_after_the_killers(variant: str, mo
     assert played[0] == quiet[0]
 
 
-@pytest.mark.parametrize("variant", counter_move_variants())
+@pytest.mark.parametrize("variant", variants_asking("counter_moves"))
 def test_a_counter_move_is_never_played_where_illegal(variant: str, only_legal_plays) -> None:
     """Counter moves come from other positions: one is tried only where it is generated."""
 
@@ -260,11 +261,7 @@ def test_a_counter_move_is_never_played_where_illegal(variant: str, only_legal_p
         assert result.best in state.legal_moves()
 
 
-def history_lmr_variants() -> list[str]:
-    return [v for v in variant_names() if make_rules(v).search_parameters().history_lmr]
-
-
-@pytest.mark.parametrize("variant", history_lmr_variants())
+@pytest.mark.parametrize("variant", variants_asking("history_lmr"))
 @pytest.mark.parametrize("history_lmr", [False, True])
 def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
     variant: str, history_lmr: bool, monkeypatch
@@ -298,7 +295,7 @@ def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
     for move in quiet[:ahead]:
         history[move] = 10**7
     favoured, plain = quiet[ahead], quiet[ahead + 1]
-    history[favoured] = 10**3  # above 4 * 6 * 6
+    history[favoured] = search_module.HISTORY_LMR * 6 * 6 + 1  # just above, at depth 6
     depths: dict[int, int] = {}
     original = search_module._Search.negamax
 
