@@ -84,12 +84,14 @@ class Geometry:
     lane: int
     full2: int
     twin: tuple[int, ...]
-    # per axis (a direction with a positive shift and its opposite, half-turned): the step's
-    # (shift, may-step-from mask) and per slide length k (k * shift, may-capture-from mask,
-    # onward mask), all masks doubled. The onward mask is slide_up's may-slide-further mask
-    # shifted to the k-th square of the slide: the slide goes on from the squares of
-    # ``(empty & onward) >> shift``. Masking before the right shift keeps it inside its image.
-    axes: tuple[tuple[int, int, tuple[tuple[int, int, int], ...]], ...]
+    # per axis (a direction with a positive shift and its opposite, half-turned): the shift,
+    # the squares a step may end on, and per slide length k the squares where a slide of k
+    # may capture and the onward mask, all doubled and all in the coordinates of the k-th
+    # square of the slide: the checkers shifted k times (the slide's front) capture on
+    # ``front & capture_at`` and go on from ``front & empty & onward``. The onward mask is
+    # slide_up's may-slide-further mask shifted to the k-th square; masked by it, no front
+    # leaves its image.
+    axes: tuple[tuple[int, int, tuple[tuple[int, int], ...]], ...]
     # per side: move -> (XOR for the mover's doubled board, XOR for the opponent's, XOR for the
     # key), filled by :meth:`change` as moves are first played (at most 1,965 per side, on
     # 10x10: every step and capture the board allows, and the pass).
@@ -184,10 +186,10 @@ def _build(n: int) -> Geometry:
         down_mask, down_runs = opposite[shift]
         assert len(down_runs) == len(runs), "the board is symmetric under the half turn"
         doubled_runs = tuple(
-            (k_shift, doubled(capture, d_capture), doubled(further, d_further) << k_shift)
+            (doubled(capture, d_capture) << k_shift, doubled(further, d_further) << k_shift)
             for (k_shift, capture, further), (_, d_capture, d_further) in zip(runs, down_runs)
         )
-        axes.append((shift, doubled(mask, down_mask), doubled_runs))
+        axes.append((shift, doubled(mask, down_mask) << shift, doubled_runs))
     return Geometry(
         n=n,
         full=(1 << (n * n)) - 1,
@@ -216,14 +218,18 @@ def count_moves(g: Geometry, own: int, opp: int) -> int:
     checkers doubled (:attr:`ZolaState.doubled`), so each axis counts both its directions."""
     empty = g.full2 ^ (own | opp)
     count = 0
-    for step, step_from, slides in g.axes:
-        count += (((own & step_from) << step) & empty).bit_count()
-        sliding = own
+    # Each slide's front moves a square per length, one shift of the whole board: one
+    # operation fewer per length than shifting the origins still sliding by k squares both
+    # ways (measured with callgrind, interpreter start excluded: 8.0% fewer instructions for
+    # perft 4 of zola, 8.9% for perft 3 of zola-10).
+    for step, step_to, slides in g.axes:
+        front = own << step
+        count += (front & step_to & empty).bit_count()
         ends = 0
-        for shift, may_capture, onward in slides:
-            ends |= (sliding & may_capture) << shift
-            sliding &= (empty & onward) >> shift
-            if not sliding:
+        for capture_at, onward in slides:
+            ends |= front & capture_at
+            front = (front & empty & onward) << step
+            if not front:
                 break
         # Where the slides end: those on an enemy checker are the captures, one per slide, as a
         # checker nearer along the same line would have stopped the farther one (measured:

@@ -86,7 +86,7 @@ class _Tables:
     #: The constant that material and band popcounts over ``own | ~opp`` carry (see evaluate).
     offset: int
     #: Geometry.axes with every mask for both sides.
-    axes: tuple[tuple[int, int, tuple[tuple[int, int, int], ...]], ...]
+    axes: tuple[tuple[int, int, tuple[tuple[int, int], ...]], ...]
     #: Bytes of the four boards, and where a reversed image starts (own's, the opponent's).
     size: int
     own_turned: int
@@ -109,8 +109,8 @@ def _tables(g: Geometry) -> _Tables:
         bands=tuple((both(mask), bonus) for mask, bonus in bands),
         offset=-squares * CHECKER - sum(mask.bit_count() * bonus for mask, bonus in bands),
         axes=tuple(
-            (step, both(step_from), tuple((k, both(m), both(f)) for k, m, f in runs))
-            for step, step_from, runs in g.axes
+            (step, both(step_to), tuple((both(c), both(f)) for c, f in runs))
+            for step, step_to, runs in g.axes
         ),
         # Reversing all 4 lanes maps bit i to 4 lane - 1 - i: a turned image's square sq lands
         # at 3 lane - squares + sq (own) and at lane - squares + sq (opponent).
@@ -141,17 +141,20 @@ def evaluate(state: ZolaState) -> int:
     empty = full2 ^ (own | opp)
     empty |= empty << quad
     hit = steps = 0
-    for step, step_from, runs in t.axes:
-        stepped = ((boards & step_from) << step) & empty
+    for step, step_to, runs in t.axes:
+        # The slides' front, a square further per length (see Geometry.axes; measured with
+        # callgrind: 5.5% fewer instructions for bench depth 3 of zola-8, 5.8% of zola-10,
+        # 4.9% of zola, than shifting the origins still sliding by k squares both ways).
+        front = boards << step
+        stepped = front & step_to & empty
         steps += stepped.bit_count() - 2 * (stepped >> quad).bit_count()
-        sliding = boards
-        for shift, may_capture, onward in runs:
+        for capture_at, onward in runs:
             # Where the slides of length k end; those ending on an enemy checker capture it,
             # so one mask with the enemies after the loop keeps exactly the captures
             # (measured: 5-8% fewer instructions than masking each length).
-            hit |= (sliding & may_capture) << shift
-            sliding &= (empty & onward) >> shift
-            if not sliding:
+            hit |= front & capture_at
+            front = (front & empty & onward) << step
+            if not front:
                 break
     # Slides ending on a checker of one's own: the checkers one could retake on. Turned back
     # only where some checker is attacked (measured: 4.3 to 5.1 us an evaluation on 6x6, 4.5
