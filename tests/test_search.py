@@ -306,6 +306,9 @@ def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
         return 100  # every move fails low: the node searches all of them, none again
 
     monkeypatch.setattr(search_module._Search, "negamax", recorded)
+    # No null move: the node searches its moves (compiled, the search would call its own
+    # negamax for the null move's search, past the recorder, and could cut off there).
+    monkeypatch.setattr(type(state), "null_move_allowed", lambda self: False)
     node = search_module._Search(
         searcher,
         state,
