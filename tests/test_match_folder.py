@@ -34,6 +34,7 @@ from zengine.tools.match import run_match
 from zengine.tools.process_tree import all_procs, autogroups_on, read_proc
 from zengine.tools.records import append_line, read_games, write_atomic
 from zengine.tools.runner import ExitReason, FolderLock
+from zengine.tools.summary import count_games
 
 #: Generous: each wait is for something a sound machine does in well under a second.
 DEADLINE = 60
@@ -504,7 +505,7 @@ def test_a_full_disk_mid_match_stops_cleanly_and_resumes(
     hint = done.stdout.splitlines()[-1]
     assert (
         hint
-        == f"{len(kept)} games kept. Resume with: zengine match --resume {shlex.quote(str(folder))}"
+        == f"{count_games(len(kept))} kept. Resume with: zengine match --resume {shlex.quote(str(folder))}"
     )
     command = hint.split("Resume with: ", 1)[1]
 
@@ -628,7 +629,7 @@ def test_interrupted_hint_and_signal_keep_their_words(tmp_path: Path) -> None:
     kept = len(ids(folder))
     assert (
         out.splitlines()[-1]
-        == f"Interrupted: {kept} games kept. Resume with: zengine match --resume {folder}"
+        == f"Interrupted: {count_games(kept)} kept. Resume with: zengine match --resume {folder}"
     )
 
 

@@ -410,7 +410,7 @@ def test_an_empty_match_gives_a_page(tmp_path):
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(main, ["report", *args])
+    return CliRunner().invoke(main, ["report", *args], prog_name="zengine")
 
 
 def test_the_command_writes_the_page(zola_match, tmp_path):
@@ -445,7 +445,7 @@ def test_a_bad_directory_is_one_line_and_exit_2(tmp_path, setup, message):
     setup(directory)
     result = run_cli(str(directory))
     assert result.exit_code == 2
-    assert result.output.count("\n") == 1 and result.output.startswith("error: ")
+    assert result.output.count("\n") == 1 and result.output.startswith("zengine report: error: ")
     assert message in result.output
     assert "Traceback" not in result.output
     with pytest.raises(ReportError):

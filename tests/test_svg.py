@@ -443,7 +443,7 @@ def test_zhadu_last_move_placements_and_passes() -> None:
 
 # --- the command -------------------------------------------------------------------------------
 def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, ["svg", *args])
+    result = CliRunner().invoke(main, ["svg", *args], prog_name="zengine")
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result.exit_code, result.stdout, result.stderr
 
@@ -499,7 +499,7 @@ def test_command_last_move_option_and_file_output(tmp_path) -> None:
 def test_command_errors_are_one_line_and_exit_2(args: list[str], words: str) -> None:
     code, out, err = run(*args)
     assert code == 2 and not out
-    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert err.startswith("zengine svg: error: ") and err.count("\n") == 1, err
     assert words in err
 
 
@@ -508,4 +508,4 @@ def test_command_bad_options_and_unwritable_file(tmp_path) -> None:
     assert code == 2 and not out and "--size" in err and "Traceback" not in err
     code, out, err = run("-o", str(tmp_path / "missing" / "x.svg"))
     assert code == 1 and not out
-    assert err.startswith("error: cannot write ") and err.count("\n") == 1
+    assert err.startswith("zengine svg: error: cannot write ") and err.count("\n") == 1

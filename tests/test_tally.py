@@ -17,7 +17,7 @@ from zengine.engine.values import Result, Termination
 from zengine.tools import stats
 from zengine.tools.config import MatchConfig, SprtConfig, parse_command_line
 from zengine.tools.records import GameRecord
-from zengine.tools.summary import summary
+from zengine.tools.summary import count_games, summary
 from zengine.tools.tally import MatchTally
 
 NAMES = ("A", "B", "C")
@@ -156,3 +156,7 @@ def test_summary_of_the_counters():
     enc = data["encounters"][0]
     assert enc["pentanomial"] == [0, 0, 1, 1, 0]  # pair 1: 1 + 0, pair 2: 1/2 + 1
     assert data["sprt"]["verdict"] is None and data["terminations"] == {"normal": 4}
+
+
+def test_a_count_of_games_is_said_in_the_singular_for_one() -> None:
+    assert [count_games(n) for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]

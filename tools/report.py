@@ -20,7 +20,6 @@ import html
 import json
 import math
 import os
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ import click
 from zengine.engine.game import GameError, MoveError, Rules
 from zengine.engine.svg import escape, number
 from zengine.engine.variants import make_rules
+from zengine.protocol.cli import fail
 from zengine.tools import stats
 from zengine.tools.stats import EloEstimate
 
@@ -988,8 +988,7 @@ def report_command(directory: Path, boards: int) -> None:
         match = load_match(directory)
         path = save(match, boards)
     except ReportError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(click.get_current_context().command_path, str(exc), EXIT_USAGE)
     for note in match.notes:  # also on the page; said here so a damaged match is noticed
         click.echo(f"note: {note}", err=True)
     size = path.stat().st_size

@@ -48,7 +48,7 @@ from zengine.tools.records import (
     write_atomic,
 )
 from zengine.tools.schedule import OpeningError, ScheduledGame, match_schedule
-from zengine.tools.summary import summary, summary_text
+from zengine.tools.summary import count_games, summary, summary_text
 from zengine.tools.tally import MatchTally
 
 CONFIG_FILE = "config.json"
@@ -464,7 +464,7 @@ class Match:
                 ExitReason.CLUSTER_FAILURE: "Cluster failure: ",
             }.get(reason, "")
             self.output.emit(
-                f"{start}{self.tally.games} games kept. Resume with: "
+                f"{start}{count_games(self.tally.games)} kept. Resume with: "
                 f"{resume_command(self.out_dir)}{self.executor.resume_args}"
             )
         _close_quietly(self._stderr)

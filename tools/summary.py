@@ -113,6 +113,11 @@ def summary(
     return out
 
 
+def count_games(count: int) -> str:
+    """``1 game``, ``2 games``: a count of games as the summary lines say it."""
+    return f"{count} game" if count == 1 else f"{count} games"
+
+
 def summary_text(data: dict[str, Any]) -> str:
     """The final table for people."""
     lines = [
@@ -179,7 +184,7 @@ def summary_text(data: dict[str, Any]) -> str:
         )
     if "games_per_minute" in data:
         lines.append(
-            f"This run: {data['games_this_run']} games in {data['wall_s']:.1f} s, "
+            f"This run: {count_games(data['games_this_run'])} in {data['wall_s']:.1f} s, "
             f"{data['games_per_minute']:.1f} games/min at concurrency {data['concurrency']}"
         )
     if data.get("stopped"):

@@ -6,12 +6,11 @@ game interface and draws itself (``State.svg``), so the tool never names a game.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from zengine.engine.game import GameError, MoveError, State
 from zengine.engine.variants import default_variant, make_rules
+from zengine.protocol.cli import fail
 
 #: Default picture width in pixels.
 DEFAULT_SIZE = 480
@@ -91,8 +90,7 @@ def svg_command(
     try:
         state, highlight = position(variant, fen, texts, last_move)
     except GameError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(click.get_current_context().command_path, str(exc), EXIT_USAGE)
     picture = state.svg(size, highlight)
     if output is None:
         click.echo(picture, nl=False)
@@ -101,5 +99,5 @@ def svg_command(
         with open(output, "w", encoding="utf-8") as file:
             file.write(picture)
     except OSError as exc:
-        click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_FAILURE)
+        where = click.get_current_context().command_path
+        fail(where, f"cannot write {output}: {exc.strerror or exc}", EXIT_FAILURE)
