@@ -55,8 +55,6 @@ MAX_DRAWN_PLIES = 1000
 BOARD_SIZE = 480
 #: A record's result text -> score of p1.
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
-#: Exit code for a bad command line or a directory that holds no readable match.
-EXIT_USAGE = 2
 #: Line colours of the engines in the charts (colour-blind-safe, after Okabe and Ito).
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
 
@@ -988,7 +986,7 @@ def report_command(directory: Path, boards: int) -> None:
         match = load_match(directory)
         path = save(match, boards)
     except ReportError as exc:
-        fail(click.get_current_context().command_path, str(exc), EXIT_USAGE)
+        fail(click.get_current_context().command_path, str(exc))  # exit 2, as a bad command line
     for note in match.notes:  # also on the page; said here so a damaged match is noticed
         click.echo(f"note: {note}", err=True)
     size = path.stat().st_size

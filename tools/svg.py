@@ -14,8 +14,7 @@ from zengine.protocol.cli import fail
 
 #: Default picture width in pixels.
 DEFAULT_SIZE = 480
-#: Exit codes: a bad command line (as click's own), a file that cannot be written.
-EXIT_USAGE = 2
+#: Exit code for a file that cannot be written (a bad command line is ``fail``'s default, 2).
 EXIT_FAILURE = 1
 
 
@@ -90,7 +89,7 @@ def svg_command(
     try:
         state, highlight = position(variant, fen, texts, last_move)
     except GameError as exc:
-        fail(click.get_current_context().command_path, str(exc), EXIT_USAGE)
+        fail(click.get_current_context().command_path, str(exc))
     picture = state.svg(size, highlight)
     if output is None:
         click.echo(picture, nl=False)
