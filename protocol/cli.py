@@ -205,15 +205,13 @@ class CommandLine(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Stopped(_running(ctx)) from None
-        except OSError as exc:
-            if exc.errno == errno.EPIPE:  # the reader went away (| head): click ends quietly
-                raise
-            if _after_interrupt(exc):
-                raise Stopped(_running(ctx)) from None
-            raise Stopped(_running(ctx), exc.strerror or str(exc)) from None
         except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                raise  # the reader went away (| head): click ends quietly
             if _after_interrupt(exc):
                 raise Stopped(_running(ctx)) from None
+            if isinstance(exc, OSError):
+                raise Stopped(_running(ctx), exc.strerror or str(exc)) from None
             raise
 
     def main(
@@ -254,12 +252,10 @@ def _after_interrupt(exc: BaseException) -> bool:
     interrupted at random moments ended in a ``KeyError`` from an undo. That error is the
     interrupt's, not a bug to show.
     """
-    seen: set[int] = set()
     cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
+    while cause is not None:  # Python keeps context chains free of cycles
         if isinstance(cause, KeyboardInterrupt):
             return True
-        seen.add(id(cause))
         cause = cause.__context__
     return False
 
