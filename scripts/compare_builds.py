@@ -10,7 +10,10 @@ slow them far less than they slow a wall clock (only through shared caches and c
 ratios are what to read. Time-to-depth is the deepest iteration a search from a fresh table
 completes within 0.1 s and 1 s of CPU time, the CPU-clock reading of ``go movetime 100`` and
 ``go movetime 1000``; ``--wall`` adds the depth that real ``go movetime`` commands reach on the
-wall clock, which a loaded machine lowers.
+wall clock, which a loaded machine lowers. Which depth falls within a second depends on the
+machine's speed, so the CPU seconds each build takes to complete each depth (within
+``SEARCH_SECONDS``) follow in a second table: "a ply deeper within 1 s" holds on every
+machine where one build's time to depth d + 1 is below the other's to depth d.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 ZHADU_PLAY = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
 
@@ -42,10 +46,15 @@ SEARCHES = [
     ("zhadu play", "zhadu", ZHADU_PLAY),
 ]
 
+#: CPU seconds each time-to-depth search may run (enough for the baseline's depth 5 from the
+#: Zola start and depth 7 after the Zhadu setup on a machine where either takes about 1.5 s).
+SEARCH_SECONDS = 2.5
+
 #: Run by each build's own interpreter: one measurement, printed as JSON.
 PROBE = """
 import importlib, json, sys, threading, time
 what, variant, fen, depth = sys.argv[1], sys.argv[2], sys.argv[3] or None, int(sys.argv[4])
+seconds = float(sys.argv[5])
 # The package is zengine.engine today; the frozen baseline's was a top-level engine.
 try:
     pkg = importlib.import_module("zengine.engine")
@@ -74,8 +83,8 @@ else:
     done, stop = [], threading.Event()
     start = time.process_time()
 
-    def watch():  # ends the search after 1.2 s of CPU time
-        while time.process_time() - start < 1.2 and not stop.wait(0.01):
+    def watch():  # ends the search after ``seconds`` of CPU time
+        while time.process_time() - start < seconds and not stop.wait(0.01):
             pass
         stop.set()
 
@@ -143,6 +152,8 @@ def main(argv: list[str]) -> None:
     pythons = [os.path.abspath(p) if os.sep in p else shutil.which(p) or p for p in builds.values()]
     # label -> per build, the figures of every round; the best is kept.
     figures: dict[str, list[list[float]]] = {}
+    # position label -> per build, depth -> the least CPU seconds any round took to complete it.
+    to_depth: dict[str, list[dict[int, float]]] = {}
 
     def take(label: str, values: list[float]) -> None:
         for seen, value in zip(figures.setdefault(label, [[] for _ in pythons]), values):
@@ -152,9 +163,9 @@ def main(argv: list[str]) -> None:
     variants = ["zola", "zola-8", "zola-10", "zhadu", "zhadu-star"]
     for _ in range(rounds):
         for label, variant, fen, depth in PERFTS:
-            leaves = [probe(p, "perft", variant, fen or "", depth) for p in pythons]
+            leaves = [probe(p, "perft", variant, fen or "", depth, 0) for p in pythons]
             take(f"perft {depth} {label}, leaves/s", [float(v) for v in leaves])  # type: ignore[arg-type]
-        per_build = [[probe(p, "bench", v, "", 3) for v in variants] for p in pythons]
+        per_build = [[probe(p, "bench", v, "", 3, 0) for v in variants] for p in pythons]
         for i, variant in enumerate(variants):
             take(f"bench {variant}, nodes/s", [b[i][1] for b in per_build])  # type: ignore[index]
         totals = [sum(b[i][0] for i in range(len(variants))) for b in per_build]  # type: ignore[index]
@@ -163,9 +174,14 @@ def main(argv: list[str]) -> None:
         take("bench nodes", [float(n) for n in totals])
         for label, variant, fen in SEARCHES:
             done = [
-                probe(p, "depth", variant, fen or "", 30 if "zhadu" in variant else 12)
+                probe(
+                    p, "depth", variant, fen or "", 30 if "zhadu" in variant else 12, SEARCH_SECONDS
+                )
                 for p in pythons
             ]
+            for build, completed in zip(to_depth.setdefault(label, [{} for _ in pythons]), done):
+                for depth, spent in cast("list[tuple[int, float]]", completed):
+                    build[depth] = min(spent, build.get(depth, spent))
             for budget in (0.1, 1.0):
                 take(
                     f"depth within {budget:g} s CPU, {label}",
@@ -191,6 +207,15 @@ def main(argv: list[str]) -> None:
         else:
             cells += [""] * (len(names) - 1)
         print("| " + " | ".join([label, *cells]) + " |")
+    print(
+        f"\nCPU seconds to complete each depth (best of {rounds}; '-': not within {SEARCH_SECONDS:g} s)"
+    )
+    print("| position, depth | " + " | ".join(names) + " |")
+    print("|" + "---|" * (len(names) + 1))
+    for label, builds_seen in to_depth.items():
+        for depth in sorted(set().union(*builds_seen)):
+            cells = [f"{b[depth]:.2f}" if depth in b else "-" for b in builds_seen]
+            print(f"| {label}, {depth} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
