@@ -63,6 +63,7 @@ ZHADU_WEIGHTS: tuple[Weight, ...] = (
     ("STONE", None),
     ("TARGET", None),
     ("MOBILITY", None),
+    ("ATTACKED", None),
 )
 
 
