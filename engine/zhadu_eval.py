@@ -38,7 +38,7 @@ MOBILITY = 4
 #: Per stone of the side to move that the other side reaches and whose capture would not win
 #: for it: a Texel fit on 16,806 positions of 1,200 depth-4 self-play games, accepted by SPRT
 #: at 5+0.05 (docs/search.md, "Record of evaluation changes").
-ATTACKED = 20
+CONTACT = 20
 
 
 def evaluate(state: ZhaduState) -> int:
@@ -109,7 +109,7 @@ def evaluate(state: ZhaduState) -> int:
     score += (our_targets.bit_count() - their_targets.bit_count()) * TARGET
     if our_reach & our_targets:
         return WIN_NEXT + score // 10
-    score += (their_reach & own_bits & ~their_targets).bit_count() * ATTACKED
+    score += (their_reach & own_bits & ~their_targets).bit_count() * CONTACT
     threats = (their_reach & their_targets).bit_count()
     if threats >= 2:
         score -= DOUBLE_THREAT

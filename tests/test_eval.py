@@ -151,7 +151,7 @@ def naive_zhadu_evaluation(position: str, links: str) -> int:
     if reach[me] & our_targets:
         return zhadu_eval.WIN_NEXT + score // 10
     # our stones the other side reaches and whose capture would not win for it: contact
-    score += len((reach[other] & stones[me].keys()) - their_targets) * zhadu_eval.ATTACKED
+    score += len((reach[other] & stones[me].keys()) - their_targets) * zhadu_eval.CONTACT
     threats = len(reach[other] & their_targets)
     return score - threats * zhadu_eval.THREAT - (zhadu_eval.DOUBLE_THREAT if threats >= 2 else 0)
 

@@ -63,7 +63,7 @@ ZHADU_WEIGHTS: tuple[Weight, ...] = (
     ("STONE", None),
     ("TARGET", None),
     ("MOBILITY", None),
-    ("ATTACKED", None),
+    ("CONTACT", None),
 )
 
 
