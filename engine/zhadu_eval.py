@@ -109,8 +109,9 @@ def evaluate(state: ZhaduState) -> int:
     score += (our_targets.bit_count() - their_targets.bit_count()) * TARGET
     if our_reach & our_targets:
         return WIN_NEXT + score // 10
-    score += (their_reach & own_bits & ~their_targets).bit_count() * CONTACT
     threats = (their_reach & their_targets).bit_count()
+    # Their targets are stones of ours: the reached stones that are not threats are contact.
+    score += ((their_reach & own_bits).bit_count() - threats) * CONTACT
     if threats >= 2:
         score -= DOUBLE_THREAT
     return score - threats * THREAT

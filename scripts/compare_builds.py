@@ -12,8 +12,8 @@ completes within 0.1 s and 1 s of CPU time, the CPU-clock reading of ``go moveti
 ``go movetime 1000``; ``--wall`` adds the depth that real ``go movetime`` commands reach on the
 wall clock, which a loaded machine lowers. Which depth falls within a second depends on the
 machine's speed, so the CPU seconds each build takes to complete each depth (within
-``SEARCH_SECONDS``) follow in a second table: "a ply deeper within 1 s" holds on every
-machine where one build's time to depth d + 1 is below the other's to depth d.
+``SEARCH_SECONDS``) follow in a second table: one build is a ply deeper within a budget wherever the
+budget lies between its time to depth d + 1 and the other's, scaled by the machine's speed.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ SEARCH_SECONDS = 2.5
 PROBE = """
 import importlib, json, sys, threading, time
 what, variant, fen, depth = sys.argv[1], sys.argv[2], sys.argv[3] or None, int(sys.argv[4])
-seconds = float(sys.argv[5])
 # The package is zengine.engine today; the frozen baseline's was a top-level engine.
 try:
     pkg = importlib.import_module("zengine.engine")
@@ -80,6 +79,7 @@ else:
     else:
         values = importlib.import_module(name + ".values")
         args = (state, values.GoLimits(depth=depth), rules.evaluation())
+    seconds = float(sys.argv[5])  # the CPU time the search may take
     done, stop = [], threading.Event()
     start = time.process_time()
 
@@ -163,9 +163,9 @@ def main(argv: list[str]) -> None:
     variants = ["zola", "zola-8", "zola-10", "zhadu", "zhadu-star"]
     for _ in range(rounds):
         for label, variant, fen, depth in PERFTS:
-            leaves = [probe(p, "perft", variant, fen or "", depth, 0) for p in pythons]
+            leaves = [probe(p, "perft", variant, fen or "", depth) for p in pythons]
             take(f"perft {depth} {label}, leaves/s", [float(v) for v in leaves])  # type: ignore[arg-type]
-        per_build = [[probe(p, "bench", v, "", 3, 0) for v in variants] for p in pythons]
+        per_build = [[probe(p, "bench", v, "", 3) for v in variants] for p in pythons]
         for i, variant in enumerate(variants):
             take(f"bench {variant}, nodes/s", [b[i][1] for b in per_build])  # type: ignore[index]
         totals = [sum(b[i][0] for i in range(len(variants))) for b in per_build]  # type: ignore[index]
