@@ -14,6 +14,11 @@ wall clock, which a loaded machine lowers. Which depth falls within a second dep
 machine's speed, so the CPU seconds each build takes to complete each depth (within
 ``SEARCH_SECONDS``) follow in a second table: one build is a ply deeper within a budget wherever the
 budget lies between its time to depth d + 1 and the other's, scaled by the machine's speed.
+One position can mislead (a single tree's size moves with every change to the evaluation), so
+``--openings N`` also searches the positions after the first N lines of openings/zola.txt and
+openings/zhadu.txt (``OPENING_SECONDS`` each) and prints each build's mean depth within 0.1 s
+and 1 s of CPU, and in how many positions it is deeper than, level with or shallower than the
+first build.
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ SEARCHES = [
 #: Zola start and depth 7 after the Zhadu setup on a machine where either takes about 1.5 s).
 SEARCH_SECONDS = 2.5
 
+#: CPU seconds each search over an openings file may run (``--openings``): past the 1 s read.
+OPENING_SECONDS = 1.2
+#: The variants whose openings files ``--openings`` searches.
+OPENING_VARIANTS = ("zola", "zhadu")
+
 #: Run by each build's own interpreter: one measurement, printed as JSON.
 PROBE = """
 import importlib, json, sys, threading, time
@@ -72,44 +82,68 @@ elif what == "bench":
     start = time.process_time()
     nodes, _ = bench_variant(variant, depth)
     print(json.dumps([nodes, nodes / (time.process_time() - start)]))
+elif what == "fens":  # the positions after each opening line read from stdin
+    fens = []
+    for line in sys.stdin:
+        state = rules.start()
+        for text in line.split():
+            state.play(state.parse_move(text))
+        fens.append(state.position_text())
+    print(json.dumps(fens))
 else:
     search = importlib.import_module(name + ".search")
-    if hasattr(search, "Limits"):  # the baseline: the searcher finds the evaluation itself
-        args = (state, search.Limits(depth=depth))
-    else:
-        values = importlib.import_module(name + ".values")
-        args = (state, values.GoLimits(depth=depth), rules.evaluation())
-    seconds = float(sys.argv[5])  # the CPU time the search may take
-    done, stop = [], threading.Event()
-    start = time.process_time()
+    seconds = float(sys.argv[5])  # the CPU time each search may take
 
-    def watch():  # ends the search after ``seconds`` of CPU time
-        while time.process_time() - start < seconds and not stop.wait(0.01):
-            pass
+    def to_depth(state):
+        # (depth, CPU seconds) of each iteration a fresh search completes within seconds
+        if hasattr(search, "Limits"):  # the baseline: the searcher finds the evaluation itself
+            args = (state, search.Limits(depth=depth))
+        else:
+            values = importlib.import_module(name + ".values")
+            args = (state, values.GoLimits(depth=depth), rules.evaluation())
+        done, stop = [], threading.Event()
+        start = time.process_time()
+
+        def watch():  # ends the search after ``seconds`` of CPU time
+            while time.process_time() - start < seconds and not stop.wait(0.01):
+                pass
+            stop.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        search.Searcher(hash_mb=16, seed=0).search(
+            *args, stop=stop,
+            on_info=lambda info: done.append((info.depth, time.process_time() - start)),
+        )
         stop.set()
+        return done
 
-    threading.Thread(target=watch, daemon=True).start()
-    search.Searcher(hash_mb=16, seed=0).search(
-        *args, stop=stop,
-        on_info=lambda info: done.append((info.depth, time.process_time() - start)),
-    )
-    stop.set()
-    print(json.dumps(done))
+    if what == "depth":
+        print(json.dumps(to_depth(state)))
+    else:  # "depths": one search per position string read from stdin
+        print(json.dumps([to_depth(rules.parse_position(line.strip())) for line in sys.stdin]))
 """
 
 
-def probe(python: str, *args: object) -> object:
+def probe(python: str, *args: object, stdin: str = "") -> object:
     """One measurement by the build whose interpreter is ``python``."""
     # From the root folder: run in a checkout, ``-c`` would put its ``engine/`` folder first on
     # the path, ahead of the build's own install (the baseline then imported today's sources).
     out = subprocess.run(
         [python, "-c", PROBE, *map(str, args)],
+        input=stdin,
         capture_output=True,
         text=True,
         check=True,
         cwd="/",
     ).stdout
     return json.loads(out)
+
+
+def opening_lines(variant: str, count: int) -> list[str]:
+    """The first ``count`` lines of the committed openings file of ``variant``."""
+    path = Path(__file__).resolve().parent.parent / "openings" / f"{variant}.txt"
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    return [line for line in lines if line and not line.startswith("#")][:count]
 
 
 def depth_within(done: object, budget: float) -> int:
@@ -138,10 +172,19 @@ def main(argv: list[str]) -> None:
     )
     parser.add_argument("--rounds", type=int, default=1, help="rounds; the best is kept")
     parser.add_argument("--wall", action="store_true", help="also real go movetime depths")
+    parser.add_argument(
+        "--openings",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time to depth after the first N lines of openings/zola.txt and zhadu.txt",
+    )
     parser.add_argument("builds", nargs="+", metavar="NAME=PYTHON", help="a build's interpreter")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be 1 or more")
+    if args.openings < 0:
+        parser.error("--openings must be 0 or more")
     if any("=" not in b or not b.split("=", 1)[1] for b in args.builds):
         parser.error("each build is NAME=PYTHON (the interpreter of its install)")
     rounds, wall = args.rounds, args.wall
@@ -159,6 +202,17 @@ def main(argv: list[str]) -> None:
         for seen, value in zip(figures.setdefault(label, [[] for _ in pythons]), values):
             seen.append(value)
         print(label, [round(v) for v in values], file=sys.stderr, flush=True)
+
+    # variant -> per build, per position: depth -> the least CPU seconds any round took.
+    after_openings: dict[str, list[list[dict[int, float]]]] = {}
+    fens: dict[str, list[str]] = {}
+    if args.openings:
+        for variant in OPENING_VARIANTS:
+            lines = "\n".join(opening_lines(variant, args.openings)) + "\n"
+            fens[variant] = cast(
+                "list[str]", probe(pythons[-1], "fens", variant, "", 0, stdin=lines)
+            )
+            after_openings[variant] = [[{} for _ in fens[variant]] for _ in pythons]
 
     variants = ["zola", "zola-8", "zola-10", "zhadu", "zhadu-star"]
     for _ in range(rounds):
@@ -187,6 +241,16 @@ def main(argv: list[str]) -> None:
                     f"depth within {budget:g} s CPU, {label}",
                     [float(depth_within(d, budget)) for d in done],
                 )
+        for variant, positions in fens.items():
+            stdin = "\n".join(positions) + "\n"
+            for p, per_position in zip(pythons, after_openings[variant]):
+                searched = probe(p, "depths", variant, "", 40, OPENING_SECONDS, stdin=stdin)
+                for position, completed in zip(
+                    per_position, cast("list[list[tuple[int, float]]]", searched)
+                ):
+                    for depth, spent in completed:
+                        position[depth] = min(spent, position.get(depth, spent))
+                print(f"openings {variant}: {p} searched", file=sys.stderr, flush=True)
         if wall:
             for movetime in (100, 1000):
                 for label, variant, fen in SEARCHES:
@@ -216,6 +280,47 @@ def main(argv: list[str]) -> None:
         for depth in sorted(set().union(*builds_seen)):
             cells = [f"{b[depth]:.2f}" if depth in b else "-" for b in builds_seen]
             print(f"| {label}, {depth} | " + " | ".join(cells) + " |")
+    if after_openings:
+        print_openings(names, after_openings)
+
+
+def print_openings(
+    names: list[str], after_openings: dict[str, list[list[dict[int, float]]]]
+) -> None:
+    """The mean depth each build completes within 0.1 s and 1 s of CPU over the positions
+    after the openings, and in how many positions each is deeper than, level with or
+    shallower than the first build."""
+    print("\nAfter the openings (best of the rounds per position): depth within a CPU budget")
+    print("| openings, budget | " + " | ".join(names) + " |")
+    print("|" + "---|" * (len(names) + 1))
+    for variant, builds_seen in after_openings.items():
+        count = len(builds_seen[0])
+        for budget in (0.1, 1.0):
+            depths = [
+                [
+                    max([1, *(d for d, spent in position.items() if spent <= budget)])
+                    for position in seen
+                ]
+                for seen in builds_seen
+            ]
+            means = [f"{sum(d) / count:.2f}" for d in depths]
+            print(f"| {variant} ({count}), {budget:g} s: mean depth | " + " | ".join(means) + " |")
+            versus = [
+                " / ".join(
+                    str(n)
+                    for n in (
+                        sum(x > y for x, y in zip(d, depths[0])),
+                        sum(x == y for x, y in zip(d, depths[0])),
+                        sum(x < y for x, y in zip(d, depths[0])),
+                    )
+                )
+                for d in depths[1:]
+            ]
+            print(
+                f"| {variant} ({count}), {budget:g} s: deeper / level / shallower than {names[0]} | "
+                + " | ".join(["", *versus])
+                + " |"
+            )
 
 
 if __name__ == "__main__":
