@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import cast
 
@@ -146,11 +147,16 @@ def opening_lines(variant: str, count: int) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")][:count]
 
 
-def depth_within(done: object, budget: float) -> int:
+def depth_within(done: Iterable[tuple[int, float]], budget: float) -> int:
     """The deepest iteration completed within ``budget`` CPU seconds (1 at least, as the
     engine always completes depth 1)."""
-    assert isinstance(done, list)
     return max([1, *(depth for depth, seconds in done if seconds <= budget)])
+
+
+def keep_fastest(seen: dict[int, float], done: Iterable[tuple[int, float]]) -> None:
+    """Record in ``seen`` (depth -> CPU seconds) the least time any round took to each depth."""
+    for depth, spent in done:
+        seen[depth] = min(spent, seen.get(depth, spent))
 
 
 def wall_depth(python: str, variant: str, fen: str | None, movetime: int) -> int:
@@ -228,14 +234,21 @@ def main(argv: list[str]) -> None:
         take("bench nodes", [float(n) for n in totals])
         for label, variant, fen in SEARCHES:
             done = [
-                probe(
-                    p, "depth", variant, fen or "", 30 if "zhadu" in variant else 12, SEARCH_SECONDS
+                cast(
+                    "list[tuple[int, float]]",
+                    probe(
+                        p,
+                        "depth",
+                        variant,
+                        fen or "",
+                        30 if "zhadu" in variant else 12,
+                        SEARCH_SECONDS,
+                    ),
                 )
                 for p in pythons
             ]
             for build, completed in zip(to_depth.setdefault(label, [{} for _ in pythons]), done):
-                for depth, spent in cast("list[tuple[int, float]]", completed):
-                    build[depth] = min(spent, build.get(depth, spent))
+                keep_fastest(build, completed)
             for budget in (0.1, 1.0):
                 take(
                     f"depth within {budget:g} s CPU, {label}",
@@ -248,8 +261,7 @@ def main(argv: list[str]) -> None:
                 for position, completed in zip(
                     per_position, cast("list[list[tuple[int, float]]]", searched)
                 ):
-                    for depth, spent in completed:
-                        position[depth] = min(spent, position.get(depth, spent))
+                    keep_fastest(position, completed)
                 print(f"openings {variant}: {p} searched", file=sys.stderr, flush=True)
         if wall:
             for movetime in (100, 1000):
@@ -297,25 +309,16 @@ def print_openings(
         count = len(builds_seen[0])
         for budget in (0.1, 1.0):
             depths = [
-                [
-                    max([1, *(d for d, spent in position.items() if spent <= budget)])
-                    for position in seen
-                ]
+                [depth_within(position.items(), budget) for position in seen]
                 for seen in builds_seen
             ]
             means = [f"{sum(d) / count:.2f}" for d in depths]
             print(f"| {variant} ({count}), {budget:g} s: mean depth | " + " | ".join(means) + " |")
-            versus = [
-                " / ".join(
-                    str(n)
-                    for n in (
-                        sum(x > y for x, y in zip(d, depths[0])),
-                        sum(x == y for x, y in zip(d, depths[0])),
-                        sum(x < y for x, y in zip(d, depths[0])),
-                    )
-                )
-                for d in depths[1:]
-            ]
+            versus = []
+            for d in depths[1:]:
+                gaps = [x - y for x, y in zip(d, depths[0])]
+                deeper, shallower = sum(g > 0 for g in gaps), sum(g < 0 for g in gaps)
+                versus.append(f"{deeper} / {gaps.count(0)} / {shallower}")
             print(
                 f"| {variant} ({count}), {budget:g} s: deeper / level / shallower than {names[0]} | "
                 + " | ".join(["", *versus])
