@@ -172,6 +172,9 @@ class SearchParameters:
     #: The search asks :meth:`State.threatened` at its inner nodes and searches a threatened
     #: position a ply deeper (as chess engines extend a check); off, it never asks.
     threat_extension: bool = False
+    #: The search asks :meth:`State.wins_at_once` at its inner nodes and scores a node whose
+    #: side to move can win at once as won next move, without searching it; off, it never asks.
+    win_detection: bool = False
     #: The search tries the captures (:meth:`State.captures`) before it generates and sorts
     #: the quiet moves (:meth:`State.quiet_moves`), by the keys of all moves at once (the quiet
     #: moves read the history as it stands once the captures are searched): it pays where
@@ -359,6 +362,12 @@ class State(ABC):
         """Whether the opponent, were it to move now, would win at once: the side to move
         must parry (a check, in chess terms). Asked only where the game's
         ``SearchParameters.threat_extension`` is on; never threatened by default."""
+        return False
+
+    def wins_at_once(self) -> bool:
+        """Whether the side to move has a move that wins the game at once (a mate in one).
+        Asked only where the game's ``SearchParameters.win_detection`` is on; never by
+        default."""
         return False
 
     def null_move_allowed(self) -> bool:

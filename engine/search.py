@@ -351,6 +351,7 @@ class _Search:
         "threat_extension",
         "times",
         "unbounded",
+        "win_detection",
     )
 
     def __init__(
@@ -386,6 +387,7 @@ class _Search:
         self.max_qdepth = parameters.quiescence_depth
         self.equal_captures = parameters.equal_captures
         self.threat_extension = parameters.threat_extension
+        self.win_detection = parameters.win_detection
         self.captures_first = parameters.captures_first
         self.counter_moves = parameters.counter_moves
         self.history_lmr = parameters.history_lmr
@@ -673,6 +675,8 @@ class _Search:
             beta = MATE - ply - 1
         if alpha >= beta:
             return alpha
+        if self.win_detection and st.wins_at_once():
+            return MATE - ply - 1
         # Threat extension: a position where the opponent would win at once must be parried,
         # and the search looks a ply past the parry (as chess engines extend a check).
         threatened = self.threat_extension and ply < self.extend_below and st.threatened()

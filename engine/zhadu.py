@@ -417,6 +417,7 @@ class ZhaduRules(Rules):
         return SearchParameters(
             moves_to_go=MOVES_TO_GO,
             threat_extension=True,
+            win_detection=True,
             captures_first=True,
             counter_moves=True,
             history_lmr=True,
@@ -895,31 +896,38 @@ class ZhaduState(State):
     def threatened(self) -> bool:
         """Whether a stone of the opponent reaches one of ours whose capture would win for it
         (after the setup, while the game goes on)."""
+        return self._reaches_winning_stone(self.stm ^ 1)
+
+    def wins_at_once(self) -> bool:
+        """Whether a stone of the side to move reaches an enemy stone whose capture would win
+        for it (after the setup, while the game goes on)."""
+        return self._reaches_winning_stone(self.stm)
+
+    def _reaches_winning_stone(self, side: int) -> bool:
+        """Whether a stone of ``side`` reaches an enemy stone whose capture would win for it."""
         if self.ply < SETUP_PLIES or self.result is not None:
             return False
-        us = self.stm
-        them = us ^ 1
         pos = self.pos
-        base_us = 5 * us
+        base_enemy = 5 * (side ^ 1)
         targets = 0
-        for kind in WIN_KINDS[self.first[them] + 1]:
-            p = pos[base_us + kind]
+        for kind in WIN_KINDS[self.first[side] + 1]:
+            p = pos[base_enemy + kind]
             if p >= 0:
                 targets |= 1 << p
         if not targets:
             return False
         occ = self.occ
         occupied = occ[0] | occ[1]
-        base_them = 5 * them
+        base = 5 * side
         g = self.g
-        p = pos[base_them]
+        p = pos[base]
         if p >= 0 and g.steps[p] & targets:
             return True
         # Geometry.destinations inlined, as in the evaluation: the search asks this at every
         # inner node (measured: 8% of Zhadu search time through the method, 5% inlined).
         ball, cache, high = g.ball, g.cache, g.high
         for kind in (1, 2, 3, 4):
-            p = pos[base_them + kind]
+            p = pos[base + kind]
             if p >= 0:
                 j = 5 * p + kind
                 ck = (occupied & ball[j]) | high[j]

@@ -3,9 +3,10 @@
 Random playouts to the end; at every position: legal moves non-empty iff the game is not over,
 unique and sorted as text, count and capture lists agree, ``is_legal_move`` agrees with them
 for any int, moves and position strings round-trip, make/unmake restores position and hash,
-and a null move (where the game allows one) only hands over the move. Position keys differ
-between rule sets of a game. New games get these for free; the test game of
-tests/hexapawn.py runs them too, proving that the interface is all a game needs.
+a null move (where the game allows one) only hands over the move, and ``wins_at_once`` is a
+win in one move. Position keys differ between rule sets of a game. New games get these for
+free; the test game of tests/hexapawn.py runs them too, proving that the interface is all a
+game needs.
 """
 
 from __future__ import annotations
@@ -114,6 +115,25 @@ def _check_null_move(state: State) -> None:
     assert _snapshot(state) == before
 
 
+def _check_wins_at_once(state: State) -> None:
+    """``wins_at_once`` only where a legal move ends the game won by the side to move, and
+    wherever one does if the game's search asks it (``win_detection``): the search scores
+    such a node as won without searching it."""
+    mover = state.side_to_move
+    wins = False
+    for move in state.legal_moves():
+        state.play(move)
+        outcome = state.outcome()
+        state.undo()
+        if outcome is not None and outcome.winner == mover:
+            wins = True
+            break
+    if state.rules.search_parameters().win_detection:
+        assert state.wins_at_once() == wins, state.position_text()
+    else:
+        assert not state.wins_at_once() or wins, state.position_text()
+
+
 def _playout(variant: str, seed: int) -> int:
     rng = random.Random(seed)
     rules = make_rules(variant)
@@ -127,6 +147,7 @@ def _playout(variant: str, seed: int) -> int:
         _check_move_stages(state)
         _check_undo(state, rng)
         _check_null_move(state)
+        _check_wins_at_once(state)
         moves = state.legal_moves()
         if not moves:
             break

@@ -192,6 +192,29 @@ def test_threat_extension_sees_past_the_parry(text: str, score: str, monkeypatch
     assert wins_within(state, 5 if score == "mate 3" else 4, winner)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1a0,2a1,3a2,4c2,123b0/1h0,2h1,3h2,4h3,123e3 w -/- 2 12",
+        "1a0,2b3,3a2,4c2,123e3/1h0,2h1,3h2,4f0 b 123/- 10 23",
+    ],
+)
+def test_win_detection_scores_won_nodes_unsearched(text: str, monkeypatch) -> None:
+    """Zhadu's search scores a node whose side to move can win at once as won next move
+    without searching it (``win_detection``): the same proven results at depths 2-5, from
+    fewer nodes (at a threatened node every move but a parry leaves such a node)."""
+    rules = make_rules("zhadu")
+    assert rules.search_parameters().win_detection
+    states = [rules.parse_position(text) for _ in range(4)]
+    detected = [search(state, GoLimits(depth=depth)) for depth, state in enumerate(states, 2)]
+    plain = dataclasses.replace(rules.search_parameters(), win_detection=False)
+    monkeypatch.setattr(type(rules), "search_parameters", lambda self: plain)
+    for depth, (state, found) in enumerate(zip(states, detected, strict=True), 2):
+        again = search(state, GoLimits(depth=depth))
+        assert found.score == again.score and found.score.mate is not None
+        assert found.nodes < again.nodes
+
+
 @pytest.mark.parametrize("variant", variant_names())
 def test_captures_first_keeps_the_order(variant: str, monkeypatch) -> None:
     """Trying the captures before generating the quiet moves (``captures_first``, both games)
@@ -268,8 +291,10 @@ def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
 ) -> None:
     """``history_lmr`` (Zhadu): a late quiet move whose history exceeds 4 depth squared is
     searched a ply deeper than a late quiet move without history; without the parameter both
-    are reduced alike. One node of depth 6, its children not searched but recorded."""
-    state = random_positions(variant, 1, seed=7, after_setup=True)[0]
+    are reduced alike. One node of depth 6 (not won at once: it would not be searched), its
+    children not searched but recorded."""
+    states = random_positions(variant, 8, seed=7, after_setup=True)
+    state = next(s for s in states if not s.wins_at_once())
     rules = state.rules
     parameters = dataclasses.replace(rules.search_parameters(), history_lmr=history_lmr)
     monkeypatch.setattr(type(rules), "search_parameters", lambda self: parameters)
