@@ -675,6 +675,8 @@ class _Search:
             beta = MATE - ply - 1
         if alpha >= beta:
             return alpha
+        # A win next move is exact: no search of the node could score it higher. Most of
+        # Zhadu's inner nodes are such (the moves of a threatened node that do not parry).
         if self.win_detection and st.wins_at_once():
             return MATE - ply - 1
         # Threat extension: a position where the opponent would win at once must be parried,
