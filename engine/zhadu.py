@@ -412,8 +412,9 @@ class ZhaduRules(Rules):
     def search_parameters(self) -> SearchParameters:
         """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), a
         position with a winning capture pending against the mover is searched a ply deeper
-        (:meth:`ZhaduState.threatened`), and the few captures are tried before the quiet moves
-        are generated (:meth:`ZhaduState.quiet_moves`)."""
+        (:meth:`ZhaduState.threatened`), one where the mover has a winning capture scores as
+        won unsearched (:meth:`ZhaduState.wins_at_once`), and the few captures are tried
+        before the quiet moves are generated (:meth:`ZhaduState.quiet_moves`)."""
         return SearchParameters(
             moves_to_go=MOVES_TO_GO,
             threat_extension=True,
