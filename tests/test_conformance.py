@@ -15,6 +15,7 @@ import random
 
 import hexapawn
 import pytest
+from brute_force import wins_within
 
 from zengine.engine.game import PositionError, Rules, State, legal_moves_text, sorted_moves
 from zengine.engine.values import Outcome
@@ -119,15 +120,7 @@ def _check_wins_at_once(state: State) -> None:
     """``wins_at_once`` only where a legal move ends the game won by the side to move, and
     wherever one does if the game's search asks it (``win_detection``): the search scores
     such a node as won without searching it."""
-    mover = state.side_to_move
-    wins = False
-    for move in state.legal_moves():
-        state.play(move)
-        outcome = state.outcome()
-        state.undo()
-        if outcome is not None and outcome.winner == mover:
-            wins = True
-            break
+    wins = not state.is_over() and wins_within(state, 1, state.side_to_move)
     if state.rules.search_parameters().win_detection:
         assert state.wins_at_once() == wins, state.position_text()
     else:

@@ -1,6 +1,6 @@
 """The search: wins found, limits honoured, legal moves always, determinism, mate scores.
 
-Oracles: a brute-force minimax (:func:`wins_within`) decides the prepared wins independently of
+Oracles: a brute-force minimax (:func:`brute_force.wins_within`) decides the prepared wins independently of
 the search; legality is checked against ``legal_moves``.
 """
 
@@ -13,6 +13,7 @@ import time
 from collections import Counter
 
 import pytest
+from brute_force import wins_within
 
 from zengine.engine import search as search_module
 from zengine.engine.game import State
@@ -30,23 +31,6 @@ def search(
     """``state`` searched with its game's evaluation (by a fresh searcher unless given)."""
     searcher = searcher or Searcher()
     return searcher.search(state, limits, state.rules.evaluation(), **options)
-
-
-def wins_within(state: State, plies: int, side: int) -> bool:
-    """Brute force: can ``side`` force a win within ``plies`` plies?"""
-    outcome = state.outcome()
-    if outcome is not None:
-        return outcome.winner == side
-    if plies == 0:
-        return False
-    results = []
-    for move in state.legal_moves():
-        state.play(move)
-        results.append(wins_within(state, plies - 1, side))
-        state.undo()
-        if results[-1] == (state.side_to_move == side):
-            break  # one win for the mover, or one escape for the defender, decides
-    return any(results) if state.side_to_move == side else all(results)
 
 
 def position(variant: str, text: str) -> State:

@@ -8,6 +8,7 @@ import re
 
 import perft_table
 import pytest
+from brute_force import wins_within
 from naive_zhadu import table_adjacency
 
 from zengine.engine.game import (
@@ -714,14 +715,7 @@ def test_threatened_is_a_win_for_the_opponent_in_one(variant: str) -> None:
             fields = text.split(" ")
             fields[1] = "b" if fields[1] == "w" else "w"
             flipped = rules.parse_position(" ".join(fields))
-            wins = False
-            for move in flipped.legal_moves():
-                flipped.play(move)
-                outcome = flipped.outcome()
-                flipped.undo()
-                if outcome is not None and outcome.winner == flipped.side_to_move:
-                    wins = True
-                    break
+            wins = wins_within(flipped, 1, flipped.side_to_move)
             assert state.threatened() == wins, text
             seen[wins] += 1
             moves = state.legal_moves()
