@@ -7,6 +7,7 @@ import random
 import naive_zhadu
 import naive_zola
 import pytest
+from brute_force import wins_within
 
 from zengine.engine import zhadu_eval, zola_eval
 from zengine.engine.search import MATE_BOUND
@@ -186,12 +187,7 @@ def test_zhadu_reaching_a_winning_stone_is_nearly_won() -> None:
         for state in playout_states(variant, 150, seed=5):
             if state.outcome() is not None or state.in_setup:
                 continue
-            side = state.side_to_move
-            wins = False
-            for move in state.captures():
-                state.play(move)
-                wins = wins or (state.outcome() is not None and state.outcome().winner == side)
-                state.undo()
+            wins = wins_within(state, 1, state.side_to_move)
             assert (evaluate(state) > 5_000) == wins
             seen += wins
         assert seen > 0

@@ -1,7 +1,7 @@
 """The search: wins found, limits honoured, legal moves always, determinism, mate scores.
 
-Oracles: a brute-force minimax (:func:`brute_force.wins_within`) decides the prepared wins independently of
-the search; legality is checked against ``legal_moves``.
+Oracles: a brute-force minimax (:func:`brute_force.wins_within`) decides the prepared wins
+independently of the search; legality is checked against ``legal_moves``.
 """
 
 from __future__ import annotations
