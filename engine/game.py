@@ -358,6 +358,13 @@ class State(ABC):
     def undo(self) -> None:
         """Unmake the last move made with :meth:`play`; restores position, hash and counters."""
 
+    def expected_moves_left(self) -> int | None:
+        """How many more moves the side to move is expected to think about before the game is
+        decided (the last moves of a decided game take no time), for planning a clock without
+        ``movestogo`` (:func:`~zengine.engine.timeman.planned_moves`); None, the default: the
+        game cannot tell, and the clock is planned for ``SearchParameters.moves_to_go``."""
+        return None
+
     def threatened(self) -> bool:
         """Whether the opponent, were it to move now, would win at once: the side to move
         must parry (a check, in chess terms). Asked only where the game's

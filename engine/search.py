@@ -39,6 +39,7 @@ from zengine.engine.timeman import (
     budget,
     latency,
     latency_sample,
+    planned_moves,
     stall_margin,
     start_iteration,
 )
@@ -402,7 +403,7 @@ class _Search:
             state.side_to_move,
             overhead,
             round(searcher.latency_ms),
-            parameters.moves_to_go,
+            planned_moves(parameters.moves_to_go, state.expected_moves_left()),
         )
         self.times = times
         self.soft_s = None if times.soft_ms is None else times.soft_ms / 1000.0

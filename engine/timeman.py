@@ -26,6 +26,9 @@ from zengine.engine.values import GoLimits
 #: hard limit unchanged at most a fifth of the clock) won 60-40 against 25 over 100 Zola games
 #: at 5+0.05 from openings/zola.txt, +69 +/- 57 Elo (docs/search.md).
 DEFAULT_MOVES_TO_GO = 16
+#: A game's expected moves left (:func:`planned_moves`) plan a clock for no fewer moves than
+#: this: at 6 a move may take a sixth of the clock, and the hard limit's fifth still caps it.
+MIN_PLANNED_MOVES = 6
 #: ``movestogo`` beyond this is planned as this many moves (a far time control is no reason
 #: to think less than usual now).
 MAX_MOVES_TO_GO = 50
@@ -132,6 +135,16 @@ def budget(
     soft = clock_soft if soft is None else min(soft, clock_soft)
     hard = clock_hard if hard is None else min(hard, clock_hard)
     return TimeBudget(soft, hard)
+
+
+def planned_moves(moves_to_go: int, expected: int | None) -> int:
+    """The moves a clock without ``movestogo`` is planned for: the game's ``moves_to_go``, or
+    fewer where the position says the game will be decided sooner (``expected``, from
+    ``State.expected_moves_left``), but not below :data:`MIN_PLANNED_MOVES`. Never more: a
+    long game is no reason to think less than usual now."""
+    if expected is None:
+        return moves_to_go
+    return max(min(moves_to_go, MIN_PLANNED_MOVES), min(moves_to_go, expected))
 
 
 def stall_margin(stalls_ms: Sequence[float]) -> float:

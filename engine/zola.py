@@ -567,6 +567,16 @@ class ZolaState(State):
             return BLUE_WINS
         return None
 
+    def expected_moves_left(self) -> int | None:
+        """From the checkers on the board, ``c``: min(c, c // 2 + 6) moves of the side to move
+        are left in the game on average, and the last 7 take no time (measured over 60 games
+        of 6x6 self-play at 5+0.05: the searches prove the result by then), so min(c - 7,
+        c // 2 - 1), at least 1."""
+        full = self.g.full
+        red, blue = self.doubled
+        c = ((red | blue) & full).bit_count()
+        return max(1, min(c - 7, c // 2 - 1))
+
     def checkers(self, side: int) -> int:
         """The bitboard of one side's checkers (0 = Red, 1 = Blue)."""
         return self.doubled[side] & self.g.full
