@@ -127,6 +127,15 @@ def _check_wins_at_once(state: State) -> None:
         assert not state.wins_at_once() or wins, state.position_text()
 
 
+def _check_expected_moves_left(state: State) -> None:
+    """``expected_moves_left`` is None (the game cannot tell) or a positive number of moves,
+    and asking it changes nothing: the search plans its clock with it at every search."""
+    before = _snapshot(state)
+    expected = state.expected_moves_left()
+    assert expected is None or (isinstance(expected, int) and expected >= 1), expected
+    assert _snapshot(state) == before
+
+
 def _playout(variant: str, seed: int) -> int:
     rng = random.Random(seed)
     rules = make_rules(variant)
@@ -141,6 +150,7 @@ def _playout(variant: str, seed: int) -> int:
         _check_undo(state, rng)
         _check_null_move(state)
         _check_wins_at_once(state)
+        _check_expected_moves_left(state)
         moves = state.legal_moves()
         if not moves:
             break

@@ -10,12 +10,14 @@ from zengine.engine.timeman import (
     HARD_FACTOR,
     LATENCY_WINDOW,
     MAX_LATENCY_MS,
+    MIN_PLANNED_MOVES,
     NEXT_ITERATION_PERCENT,
     STALL_WINDOW,
     TimeBudget,
     budget,
     latency,
     latency_sample,
+    planned_moves,
     stall_margin,
     start_iteration,
 )
@@ -125,14 +127,20 @@ GAME_CLOCKS = [
         if period is not None or inc >= overhead
     ],
 )
-def test_worst_case_games_never_flag(base: int, inc: int, period: int | None, overhead: int):
+@pytest.mark.parametrize("planned", [DEFAULT_MOVES_TO_GO, MIN_PLANNED_MOVES])
+def test_worst_case_games_never_flag(
+    base: int, inc: int, period: int | None, overhead: int, planned: int
+):
     """Every search runs to its hard limit and then loses the whole Move Overhead on top (the
     worst the engine allows itself): no move ever takes more than the clock holds, for 300
-    moves, when the increment covers the overhead or the time control refills the clock."""
+    moves, when the increment covers the overhead or the time control refills the clock; the
+    same when the position keeps saying the game is about to be decided (the fewest moves a
+    clock is ever planned for) and the game goes on."""
     clock = base
     for move in range(300):
         mtg = None if period is None else period - move % period
-        b = budget(GoLimits(p1time=clock, p1inc=inc, movestogo=mtg), 0, overhead)
+        limits = GoLimits(p1time=clock, p1inc=inc, movestogo=mtg)
+        b = budget(limits, 0, overhead, moves_to_go=planned)
         assert b.hard_ms is not None
         spent = b.hard_ms + overhead
         assert spent <= clock, f"move {move}: {spent} ms spent of {clock}"
@@ -218,3 +226,56 @@ def test_each_game_plans_its_own_moves_to_go() -> None:
             state, GoLimits(p1time=10_000, p2time=10_000, depth=1), rules.evaluation()
         )
         assert result.soft_ms == 10_000 // moves
+
+
+def test_planned_moves_follow_the_position_down_to_a_floor() -> None:
+    # No estimate: the game's moves_to_go. An estimate only shortens the plan, never below
+    # MIN_PLANNED_MOVES, and never lengthens it.
+    assert planned_moves(16, None) == 16
+    assert planned_moves(16, 40) == 16
+    assert planned_moves(16, 9) == 9
+    assert planned_moves(16, 1) == MIN_PLANNED_MOVES
+    assert planned_moves(16, MIN_PLANNED_MOVES) == MIN_PLANNED_MOVES
+    # A game that already plans for fewer moves than the floor keeps its own number.
+    assert planned_moves(4, None) == 4
+    assert planned_moves(4, 1) == 4
+    for moves_to_go in range(1, 30):
+        previous = 0
+        for expected in range(0, 40):
+            planned = planned_moves(moves_to_go, expected)
+            assert min(moves_to_go, MIN_PLANNED_MOVES) <= planned <= moves_to_go
+            assert planned >= previous  # more moves expected, never a shorter plan
+            previous = planned
+
+
+# Zola 6x6 positions by checkers on the board: the start (36), after four captures (32), a
+# middle game (20) and an ending (8).
+ZOLA_BY_CHECKERS = (
+    (36, None),
+    (32, "b4xb3 f5xf4 a5xb5 c4xd4"),
+    (20, "rbrb2/brbr2/rbrb2/brbr2/rbrb2/6 r"),
+    (8, "rb4/br4/rb4/br4/6/6 b"),
+)
+
+
+@pytest.mark.parametrize(("checkers", "setup"), ZOLA_BY_CHECKERS)
+def test_zola_plans_its_clock_for_the_moves_before_the_game_is_decided(
+    checkers: int, setup: str | None
+) -> None:
+    rules = make_rules("zola")
+    if setup is None or "/" not in setup:
+        state = rules.start()
+        for text in (setup or "").split():
+            state.play(state.parse_move(text))
+    else:
+        state = rules.parse_position(setup)
+    red, blue = state.boards
+    assert red.bit_count() + blue.bit_count() == checkers
+    expected = state.expected_moves_left()
+    assert expected == max(1, min(checkers - 7, checkers // 2 - 1))
+    planned = planned_moves(DEFAULT_MOVES_TO_GO, expected)
+    clock = GoLimits(p1time=10_000, p2time=10_000, depth=1)
+    result = Searcher(overhead_ms=0).search(state, clock, rules.evaluation())
+    assert result.soft_ms == 10_000 // planned
+    # The start plans as before; from the middle game on a move may take more of the clock.
+    assert (planned == DEFAULT_MOVES_TO_GO) == (checkers >= 34)
