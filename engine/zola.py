@@ -568,13 +568,16 @@ class ZolaState(State):
         return None
 
     def expected_moves_left(self) -> int | None:
-        """From the checkers on the board, ``c``: min(c, c // 2 + 6) moves of the side to move
-        are left in the game on average, and the last 7 take no time (measured over 60 games
-        of 6x6 self-play at 5+0.05: the searches prove the result by then), so min(c - 7,
-        c // 2 - 1), at least 1."""
-        full = self.g.full
+        """On 6x6, from the checkers on the board, ``c``: min(c, c // 2 + 6) moves of the side
+        to move are left in the game on average, and the last 7 take no time (measured over
+        60 games of self-play at 5+0.05: the searches prove the result by then), so
+        min(c - 7, c // 2 - 1), at least 1. None on 8x8 and 10x10: their games at 5+0.05
+        already spend the clock planned for 16 moves (docs/search.md)."""
+        g = self.g
+        if g.n != 6:
+            return None
         red, blue = self.doubled
-        c = ((red | blue) & full).bit_count()
+        c = ((red | blue) & g.full).bit_count()
         return max(1, min(c - 7, c // 2 - 1))
 
     def checkers(self, side: int) -> int:

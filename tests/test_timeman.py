@@ -279,3 +279,16 @@ def test_zola_plans_its_clock_for_the_moves_before_the_game_is_decided(
     assert result.soft_ms == 10_000 // planned
     # The start plans as before; from the middle game on a move may take more of the clock.
     assert (planned == DEFAULT_MOVES_TO_GO) == (checkers >= 34)
+
+
+@pytest.mark.parametrize("variant", ["zola-8", "zola-10"])
+def test_the_larger_zola_boards_plan_for_the_default_moves(variant: str) -> None:
+    # Their games already spend the clock: no estimate, at the start or with few checkers.
+    rules = make_rules(variant)
+    size = rules.geometry.n
+    few = "/".join(["rb" + str(size - 2)] + [str(size)] * (size - 1)) + " r"
+    for state in (rules.start(), rules.parse_position(few)):
+        assert state.expected_moves_left() is None
+        clock = GoLimits(p1time=10_000, p2time=10_000, depth=1)
+        result = Searcher(overhead_ms=0).search(state, clock, rules.evaluation())
+        assert result.soft_ms == 10_000 // DEFAULT_MOVES_TO_GO
