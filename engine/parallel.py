@@ -9,7 +9,11 @@ end), and returns the results in item order. It is built for commands a person i
 * on any exception in the parent (KeyboardInterrupt included) every worker is killed and reaped
   before the exception goes on, so nothing is left running and nothing waits for a task to end;
 * on Linux each worker asks the kernel to kill it when the parent dies (``PR_SET_PDEATHSIG``),
-  so even a parent killed by SIGKILL leaves no worker computing on.
+  so even a parent killed by SIGKILL leaves no worker computing on;
+* a Ctrl-C is also noted by a signal handler and looked for every
+  :data:`CTRL_C_POLL_SECONDS`: Python raises KeyboardInterrupt wherever the main thread is,
+  and one raised inside an object's ``__del__`` is swallowed (printed as "Exception ignored"),
+  which once left ``perft --divide -j 3`` computing on after a Ctrl-C on a loaded machine.
 
 ``concurrent.futures`` and ``multiprocessing.Pool`` offer neither: their shutdown waits for the
 running tasks (10 s and more for a perft subtree) and their workers print a KeyboardInterrupt
@@ -35,6 +39,9 @@ Worker = tuple[BaseProcess, Connection]
 #: ``prctl`` option number from <linux/prctl.h>.
 _PR_SET_PDEATHSIG = 1
 
+#: Seconds between two looks for a Ctrl-C that Python swallowed (see the module docstring).
+CTRL_C_POLL_SECONDS = 0.1
+
 
 def parallel_map(func: Callable[[T], R], items: Iterable[T], jobs: int) -> list[R]:
     """``[func(item) for item in items]`` computed by up to ``jobs`` worker processes.
@@ -48,6 +55,8 @@ def parallel_map(func: Callable[[T], R], items: Iterable[T], jobs: int) -> list[
         return [func(item) for item in todo]
     results: list[Any] = [None] * len(todo)
     workers: list[Worker] = []
+    pressed = threading.Event()
+    restore = _note_ctrl_c(pressed)
     try:
         _start(func, min(jobs, len(todo)), workers)
         pending: Iterator[tuple[int, T]] = iter(enumerate(todo))
@@ -56,7 +65,10 @@ def parallel_map(func: Callable[[T], R], items: Iterable[T], jobs: int) -> list[
             if _hand_out(conn, pending):
                 busy[conn] = process
         while busy:
-            for ready in connection.wait(list(busy)):
+            ready_now = connection.wait(list(busy), timeout=CTRL_C_POLL_SECONDS)
+            if pressed.is_set():
+                raise KeyboardInterrupt  # one that a __del__ swallowed
+            for ready in ready_now:
                 assert isinstance(ready, Connection)
                 try:
                     index, ok, value = ready.recv()
@@ -79,9 +91,31 @@ def parallel_map(func: Callable[[T], R], items: Iterable[T], jobs: int) -> list[
         _kill(workers)
         raise
     finally:
+        restore()
         for _, conn in workers:
             conn.close()
     return results
+
+
+def _note_ctrl_c(pressed: threading.Event) -> Callable[[], None]:
+    """Have a SIGINT set ``pressed`` before the handler in place runs (the default one raises
+    KeyboardInterrupt); returns what puts that handler back. Nothing to do outside the main
+    thread, which alone receives signals, or where SIGINT is ignored or left to the system."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):
+        return lambda: None
+
+    def noted(signum: int, frame: Any) -> None:
+        pressed.set()
+        previous(signum, frame)
+
+    def put_back() -> None:
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, noted)
+    return put_back
 
 
 def _hand_out(conn: Connection, pending: Iterator[tuple[int, Any]]) -> bool:

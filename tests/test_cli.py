@@ -210,6 +210,69 @@ def test_parallel_map_raises_a_worker_error_and_stops_the_others() -> None:
     assert living_children() == []
 
 
+def slow_square(n: int) -> int:
+    time.sleep(0.05)
+    return n * n
+
+
+@linux_only
+def test_a_ctrl_c_while_the_workers_start_stops_parallel_map(monkeypatch) -> None:
+    """A Ctrl-C that arrives while the workers are being forked waits (SIGINT is blocked
+    there) and is raised once they exist: not swallowed by some object's ``__del__`` (as it
+    once was, printed as "Exception ignored" while the work went on to the end)."""
+    process_class = type(parallel.get_context("fork").Process())
+    start = process_class.start
+    sent: list[bool] = []
+
+    def start_then_interrupt(self) -> None:  # type: ignore[no-untyped-def]
+        start(self)
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(process_class, "start", start_then_interrupt)
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        parallel.parallel_map(slow_square, range(200), 3)
+    assert time.monotonic() - began < 5  # the 200 items would take 3+ s of sleeping
+    assert sent
+    assert living_children() == []
+
+
+class InterruptedFinaliser:
+    """An object whose ``__del__`` takes a Ctrl-C: Python prints the KeyboardInterrupt raised
+    there as "Exception ignored" and carries on (any object freed at the wrong moment)."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10_000):  # the handler runs at a check in this loop, inside __del__
+            pass
+
+
+@linux_only
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_ctrl_c_swallowed_by_a_finaliser_still_stops_parallel_map(monkeypatch) -> None:
+    """Python raises a Ctrl-C wherever the main thread is, a ``__del__`` included, which
+    swallows it; parallel_map notices the Ctrl-C all the same and stops at once (CI once saw
+    ``perft --divide -j 3`` go on computing after one, under load)."""
+    hand_out = parallel._hand_out
+    calls: list[int] = []
+
+    def hand_out_then_free(conn, pending):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 10:
+            InterruptedFinaliser()  # freed at once: its __del__ runs here
+        return hand_out(conn, pending)
+
+    monkeypatch.setattr(parallel, "_hand_out", hand_out_then_free)
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        parallel.parallel_map(slow_square, range(200), 3)
+    assert time.monotonic() - began < 2  # the 200 items would take 3+ s of sleeping
+    assert len(calls) < 30
+    assert living_children() == []
+
+
 # --- Ctrl-C ----------------------------------------------------------------------------------
 
 
