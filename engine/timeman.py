@@ -144,7 +144,7 @@ def planned_moves(moves_to_go: int, expected: int | None) -> int:
     long game is no reason to think less than usual now."""
     if expected is None:
         return moves_to_go
-    return max(min(moves_to_go, MIN_PLANNED_MOVES), min(moves_to_go, expected))
+    return min(moves_to_go, max(MIN_PLANNED_MOVES, expected))
 
 
 def stall_margin(stalls_ms: Sequence[float]) -> float:

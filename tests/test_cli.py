@@ -218,8 +218,7 @@ def slow_square(n: int) -> int:
 @linux_only
 def test_a_ctrl_c_while_the_workers_start_stops_parallel_map(monkeypatch) -> None:
     """A Ctrl-C that arrives while the workers are being forked waits (SIGINT is blocked
-    there) and is raised once they exist: not swallowed by some object's ``__del__`` (as it
-    once was, printed as "Exception ignored" while the work went on to the end)."""
+    there) and is raised as soon as they exist, before any work is handed out to them."""
     process_class = type(parallel.get_context("fork").Process())
     start = process_class.start
     sent: list[bool] = []

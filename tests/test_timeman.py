@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from zengine.engine.game import State
 from zengine.engine.search import Searcher
 from zengine.engine.timeman import (
     DEFAULT_MOVES_TO_GO,
@@ -210,6 +211,12 @@ def test_a_latency_beyond_the_increment_is_kept_back_for_the_moves_to_come() -> 
     assert budget(mtg, 0, 30, latency_ms=20) == budget(mtg, 0, 30)
 
 
+def soft_limit_at_10s(state: State) -> int | None:
+    """The soft limit a depth-1 search of ``state`` sets with 10 s on both clocks."""
+    clock = GoLimits(p1time=10_000, p2time=10_000, depth=1)
+    return Searcher(overhead_ms=0).search(state, clock, state.rules.evaluation()).soft_ms
+
+
 def test_each_game_plans_its_own_moves_to_go() -> None:
     # Without movestogo the clock is planned for the game's moves_to_go; a movestogo wins.
     clock = GoLimits(p1time=10_000)
@@ -222,10 +229,7 @@ def test_each_game_plans_its_own_moves_to_go() -> None:
         rules = make_rules(variant)
         assert rules.search_parameters().moves_to_go == moves
         state = rules.parse_position(ZHADU_PLAY) if "zhadu" in variant else rules.start()
-        result = Searcher(overhead_ms=0).search(
-            state, GoLimits(p1time=10_000, p2time=10_000, depth=1), rules.evaluation()
-        )
-        assert result.soft_ms == 10_000 // moves
+        assert soft_limit_at_10s(state) == 10_000 // moves
 
 
 def test_planned_moves_follow_the_position_down_to_a_floor() -> None:
@@ -248,35 +252,27 @@ def test_planned_moves_follow_the_position_down_to_a_floor() -> None:
             previous = planned
 
 
-# Zola 6x6 positions by checkers on the board: the start (36), after four captures (32), a
-# middle game (20) and an ending (8).
+# Zola 6x6 positions by checkers on the board: the start (36), after the four captures
+# b4xb3 f5xf4 a5xb5 c4xd4 (32), a middle game (20) and an ending (8).
 ZOLA_BY_CHECKERS = (
-    (36, None),
-    (32, "b4xb3 f5xf4 a5xb5 c4xd4"),
+    (36, "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"),
+    (32, "brbrbr/1rrbr1/b2bbb/rrrbrb/brbrbr/rbrbrb r"),
     (20, "rbrb2/brbr2/rbrb2/brbr2/rbrb2/6 r"),
     (8, "rb4/br4/rb4/br4/6/6 b"),
 )
 
 
-@pytest.mark.parametrize(("checkers", "setup"), ZOLA_BY_CHECKERS)
+@pytest.mark.parametrize(("checkers", "position"), ZOLA_BY_CHECKERS)
 def test_zola_plans_its_clock_for_the_moves_before_the_game_is_decided(
-    checkers: int, setup: str | None
+    checkers: int, position: str
 ) -> None:
-    rules = make_rules("zola")
-    if setup is None or "/" not in setup:
-        state = rules.start()
-        for text in (setup or "").split():
-            state.play(state.parse_move(text))
-    else:
-        state = rules.parse_position(setup)
+    state = make_rules("zola").parse_position(position)
     red, blue = state.boards
     assert red.bit_count() + blue.bit_count() == checkers
     expected = state.expected_moves_left()
     assert expected == max(1, min(checkers - 7, checkers // 2 - 1))
     planned = planned_moves(DEFAULT_MOVES_TO_GO, expected)
-    clock = GoLimits(p1time=10_000, p2time=10_000, depth=1)
-    result = Searcher(overhead_ms=0).search(state, clock, rules.evaluation())
-    assert result.soft_ms == 10_000 // planned
+    assert soft_limit_at_10s(state) == 10_000 // planned
     # The start plans as before; from the middle game on a move may take more of the clock.
     assert (planned == DEFAULT_MOVES_TO_GO) == (checkers >= 34)
 
@@ -289,6 +285,4 @@ def test_the_larger_zola_boards_plan_for_the_default_moves(variant: str) -> None
     few = "/".join(["rb" + str(size - 2)] + [str(size)] * (size - 1)) + " r"
     for state in (rules.start(), rules.parse_position(few)):
         assert state.expected_moves_left() is None
-        clock = GoLimits(p1time=10_000, p2time=10_000, depth=1)
-        result = Searcher(overhead_ms=0).search(state, clock, rules.evaluation())
-        assert result.soft_ms == 10_000 // DEFAULT_MOVES_TO_GO
+        assert soft_limit_at_10s(state) == 10_000 // DEFAULT_MOVES_TO_GO
