@@ -42,6 +42,16 @@ def test_build_is_the_expected_one(module: str) -> None:
     assert is_extension(module) == (EXPECT == "1"), importlib.import_module(module).__file__
 
 
+def test_zola_evaluation_form_fits_the_build() -> None:
+    # Compiled, the evaluation in machine words is the fast one; interpreted, the one in whole
+    # ints (engine/zola_eval.py). Both give the same values (tests/test_eval.py).
+    from zengine.engine import zola_eval
+
+    compiled = is_extension("zengine.engine.zola_eval")
+    expected = zola_eval.evaluate_words if compiled else zola_eval.evaluate_ints
+    assert zola_eval.evaluate is expected
+
+
 def test_compiled_list_names_existing_engine_modules() -> None:
     for module in compiled_modules():
         path = ROOT / (module.removeprefix("zengine.").replace(".", "/") + ".py")

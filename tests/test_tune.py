@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from zengine.engine import zola_eval
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools.tune import error, features, game_of, get_weights
 
@@ -45,6 +46,20 @@ def test_features_times_the_weights_give_the_evaluation(variant: str) -> None:
         assert sum(w * f for w, f in zip(before, row, strict=True)) == evaluate(state)
         checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("variant", ["zola", "zola-8", "zola-10"])
+def test_zola_features_alike_in_both_evaluation_forms(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fit changes the weights and rebuilds the tables of both forms (the compiled build
+    # evaluates in machine words, engine/zola_eval.py).
+    module, weights = game_of(variant)
+    states = positions(variant, 40, seed=12)
+    monkeypatch.setattr(zola_eval, "evaluate", zola_eval.evaluate_ints)
+    in_ints = features(states, module, weights)
+    monkeypatch.setattr(zola_eval, "evaluate", zola_eval.evaluate_words)
+    assert features(states, module, weights) == in_ints
 
 
 def test_error_is_least_for_the_right_sign() -> None:
