@@ -699,3 +699,25 @@ def test_the_referee_dies_with_a_killed_command(tmp_path: Path) -> None:
     proc.kill()
     proc.wait(timeout=DEADLINE)
     wait_until(lambda: engine_pids(marker) == [] and read_proc(referees[0]) is None, "the end")
+
+
+@pytest.mark.skipif(not autogroups_on(), reason="no scheduling autogroups: one session is kept")
+def test_a_killed_referee_ends_the_command_the_same_way(tmp_path: Path) -> None:
+    """The referee killed by SIGKILL (as the kernel's out-of-memory killer does): the command
+    dies of SIGKILL too, as a shell reports it, where it printed "invalid argument" (no handler
+    can be set for SIGKILL) and exited 1."""
+    folder = tmp_path / "m"
+    marker = tmp_path / "engines.log"
+    proc = subprocess.Popen(
+        zengine("match", *engines(marker, delay=20), "--games", "40", "--out", str(folder)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_until(lambda: len(read_games(str(folder / "games.jsonl"))) >= 1, "a first game")
+    referees = [p.pid for p in all_procs() if p.ppid == proc.pid]
+    assert len(referees) == 1
+    os.kill(referees[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=DEADLINE)
+    assert proc.returncode == -signal.SIGKILL and err == ""
+    wait_until(lambda: engine_pids(marker) == [], "the engines' end")

@@ -418,7 +418,8 @@ def run_in_own_session(argv: list[str], env: dict[str, str]) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if code < 0:  # killed by a signal: end the same way, as a shell reports it
-        signal.signal(-code, signal.SIG_DFL)
+        if -code not in (signal.SIGKILL, signal.SIGSTOP):  # the two no handler can take
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
         return 128 - code
     return code
