@@ -75,3 +75,34 @@ def test_resume_refuses_other_options_and_out_refuses_reuse(tmp_path):
     assert again.returncode == 2 and "use --resume" in text
     bad = match_cli("--resume", str(out), "--games", "4", timeout=None)
     assert bad.returncode == 2 and "drop --games" in bad.stderr
+
+
+EACH = ("--each", "depth=1")
+
+
+def test_out_refuses_a_folder_of_other_files_and_takes_one_of_a_match_without_games(tmp_path):
+    # A cutechess user's games.pgn in the folder: refused, nothing written (it was overwritten).
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "games.pgn").write_text('[Event "mine"]\n\n1. e4 e5 *\n')
+    (theirs / "summary.json").write_text('{"x": 1}\n')
+    refused = match_cli(*pair(fake()), *EACH, "--games", "2", "--out", str(theirs))
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.strip().splitlines() == [
+        f"zengine match: error: --out {theirs}: it holds games.pgn, summary.json, which a match "
+        "would overwrite; give a new folder"
+    ]
+    assert (theirs / "games.pgn").read_text() == '[Event "mine"]\n\n1. e4 e5 *\n'
+    assert sorted(p.name for p in theirs.iterdir()) == ["games.pgn", "lock", "summary.json"]
+    # A match that stopped before its first game (an option its engine refused): started
+    # again there with the option mended.
+    ours = tmp_path / "ours"
+    first = match_cli(
+        *pair(fake("--reject-options"), x_keys=("option.Hash=1",)),
+        *EACH,
+        *("--games", "2", "--out", str(ours)),
+    )
+    assert first.returncode != 0 and (ours / "config.json").exists()
+    again = match_cli(*pair(fake()), *EACH, "--games", "2", "--out", str(ours))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(read_games(str(ours / "games.jsonl"))) == 2

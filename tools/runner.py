@@ -458,7 +458,13 @@ class Match:
         # Ctrl-C means "stop now", and a full disk has no room for a report.
         if reason not in (ExitReason.INTERRUPTED, ExitReason.WRITE_FAILED):
             self._report()
-        if reason not in (ExitReason.COMPLETED, ExitReason.SPRT_DECIDED):
+        if reason is ExitReason.ENGINE_REJECTED and not self.tally.games:
+            # --resume would replay the setting the engine refused: nothing to keep.
+            self.output.emit(
+                "No game played. Correct the setting and start again "
+                f"(--out {shlex.quote(str(self.out_dir))} may be given again)."
+            )
+        elif reason not in (ExitReason.COMPLETED, ExitReason.SPRT_DECIDED):
             start = {
                 ExitReason.INTERRUPTED: "Interrupted: ",
                 ExitReason.CLUSTER_FAILURE: "Cluster failure: ",
@@ -731,13 +737,29 @@ def check_unused(out_dir: Path) -> None:
     try:
         used = games.stat().st_size > 0
     except FileNotFoundError:
-        return
+        used = False
     except OSError as exc:
         raise ConfigError(f"{games}: {exc.strerror or exc}") from None
     if used:
         raise ConfigError(
             f"--out {out_dir}: it already holds games; use --resume {shlex.quote(str(out_dir))} "
             "to continue it"
+        )
+    # No games: a match that ended before its first game may be started again there, but
+    # files of any other origin (a games.pgn of cutechess's, say) are not overwritten.
+    try:
+        read_config(out_dir)
+        return
+    except ConfigError:
+        pass
+    from zengine.tools.report import REPORT_FILE  # imported late, as in write_report
+
+    written = [name for name in (*FOLDER_FILES, REPORT_FILE) if name != LOCK_FILE]
+    found = [name for name in written if os.path.lexists(out_dir / name)]
+    if found:
+        raise ConfigError(
+            f"--out {out_dir}: it holds {', '.join(found)}, which a match would overwrite; "
+            "give a new folder"
         )
 
 

@@ -173,9 +173,11 @@ def summary_text(data: dict[str, Any]) -> str:
             f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
             f"LLR {s['llr']:.2f} ({s['lower']:.2f}, {s['upper']:.2f}) {verdict}"
         )
-    lines.append(
-        "Terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(data["terminations"].items()))
-    )
+    if data["terminations"]:  # none before the first game ends
+        lines.append(
+            "Terminations: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(data["terminations"].items()))
+        )
     if "referee_overhead_ms" in data:
         o = data["referee_overhead_ms"]
         lines.append(
