@@ -628,14 +628,29 @@ class Engine:
         from zengine.engine.bench import run_bench
 
         note = ""
+        # Each line is printed once the next one comes, the last one by the final report:
+        # the total is the client's sign that the bench is over, so the engine must be idle
+        # when it appears (as after perft's last line).
+        held: list[str] = []
+
+        def hold_last(line: str) -> None:
+            if held:
+                emit(held.pop())
+            held.append(line)
+
+        def finish() -> None:
+            for line in held:
+                emit(line)
+            on_done(note)
+
         try:
-            if run_bench(depth, emit, stop) is None:
+            if run_bench(depth, hold_last, stop) is None:
                 note = "stopped"
         except Exception as exc:  # the worker's last resort, as in _search
             traceback.print_exc(file=sys.stderr)
             self.on_debug(f"bench failed: {type(exc).__name__}: {exc}")
             note = "failed"
-        self._report(lambda: on_done(note))
+        self._report(finish)
 
 
 _frozen = False

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 
 import pexpect
 import pexpect.popen_spawn
 import pytest
-from test_protocol_helpers import INFO_RE, zengine_path
+from test_protocol_helpers import INFO_RE, Pipe, zengine_path
 
 from zengine.engine.game import legal_moves_text, play_texts
 from zengine.engine.search import MAX_DEPTH
@@ -382,3 +383,24 @@ def test_cutegames_loop_ends_when_the_position_fails() -> None:
     child.sendline("query result")
     assert read_line(child) == "response none"
     assert finish(child) == 0
+
+
+def test_the_engine_is_idle_once_bench_printed_its_total() -> None:
+    """The total is the client's sign that the bench is over (docs/protocol.md): a command
+    sent at once must not find the engine busy. Before the fix the total was printed before
+    the engine was idle again, and a ``go`` right after it was refused in up to 19 of 20
+    tries."""
+    total = re.compile(r"\d+ nodes \d+ nps$")
+    pipe = Pipe()
+    try:
+        for _ in range(20):
+            pipe.send("bench 1")
+            while not total.match(pipe.line()):
+                pass
+            pipe.send("go depth 1")
+            first = pipe.line()
+            assert not first.startswith("error"), first
+            pipe.until("bestmove")
+    finally:
+        code, err = pipe.close()
+    assert code == 0 and err == b""
