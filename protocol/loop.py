@@ -4,7 +4,8 @@ Input is read as bytes and decoded line by line, so a line of bad UTF-8 is one e
 next line is fine; a line longer than :data:`MAX_LINE` bytes is skipped whole with one error.
 At end of input a search, ``perft`` or ``bench`` in progress finishes (an infinite search is
 stopped) and reports, unless the output is closed meanwhile (:func:`output_closed`); ``quit``
-ends at once and prints nothing more.
+ends at once and prints nothing more, and so does Ctrl-C, with the exit code 130 of every
+command it interrupts.
 """
 
 from __future__ import annotations
@@ -55,7 +56,12 @@ def output_closed(stream: BinaryIO) -> bool:
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> int:
-    """Run a session from ``stdin`` to ``stdout`` until ``quit`` or end of input; exit code."""
+    """Run a session from ``stdin`` to ``stdout`` until ``quit`` or end of input; exit code.
+
+    Ctrl-C ends it as ``quit`` does (nothing more is printed, any search is stopped), then the
+    ``KeyboardInterrupt`` goes on to the command line, which ends every command interrupted
+    alike: one line on stderr and exit code 130.
+    """
     writer = Writer(stdout)
     session = session or Session(writer.lines)
     try:
@@ -73,17 +79,20 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> 
     except KeyboardInterrupt:
         writer.silence()
         session.quit()
+        raise
     return 0
 
 
 def run() -> int:
     """The ``zengine`` command without a subcommand: the protocol on stdin/stdout."""
-    code = serve(sys.stdin.buffer, sys.stdout.buffer)
     try:
-        # Every line is flushed already; what a reader that went away left in the buffer must
-        # not make the exit flush print a BrokenPipeError, so stdout now points at nothing.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    return code
+        return serve(sys.stdin.buffer, sys.stdout.buffer)
+    finally:  # also on Ctrl-C, which the command line reports
+        try:
+            # Every line is flushed already; what a reader that went away left in the buffer
+            # must not make the exit flush print a BrokenPipeError, so stdout now points at
+            # nothing.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass

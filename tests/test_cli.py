@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pexpect
 import pytest
@@ -465,5 +465,33 @@ def test_ctrl_c_ends_the_protocol_quietly() -> None:
     for started in (searching, waiting):
         child, output = interrupt([], started)
         assert child.signalstatus is None
-        assert child.exitstatus in (0, 130)
-        assert "Traceback" not in output
+        assert_interrupted(child, output, "zengine")
+        assert "bestmove" not in output
+
+
+@pytest.mark.parametrize("command", ["isready", "go infinite"])
+def test_ctrl_c_in_the_protocol_exits_130(command: str, monkeypatch) -> None:
+    """Ctrl-C while the protocol waits for a line (a search running or not) ends it as every
+    command: ``zengine: interrupted`` on stderr, exit code 130 (it once exited 0, silently, as
+    the help's "exit code 130" does not say); nothing more on stdout, no search left running."""
+    import threading
+
+    from click.testing import CliRunner
+
+    from zengine.protocol import loop
+
+    def lines_then_ctrl_c(stream: object, max_line: int = 0) -> Iterator[tuple[str, None]]:
+        yield f"{command}\n", None
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loop, "read_lines", lines_then_ctrl_c)
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        result = CliRunner().invoke(main, [], prog_name="zengine")
+    finally:
+        signal.signal(signal.SIGINT, handler)  # ``interrupted`` ignores a second Ctrl-C
+    assert result.exit_code == 130, result.output
+    assert result.stderr == "zengine: interrupted\n"
+    assert "bestmove" not in result.stdout
+    assert result.stdout == "readyok\n" or command != "isready"
+    assert not any(t.name == "zengine-worker" and t.is_alive() for t in threading.enumerate())
