@@ -157,6 +157,8 @@ class Engine:
     def __init__(self, variant: str | None = None) -> None:
         self._values: dict[str, int | str] = {fold_case(o.name): o.default for o in options()}
         self._searcher: Searcher | None = None
+        #: The thread of :meth:`load_in_background`, until :meth:`_loaded` has waited for it.
+        self._loader: threading.Thread | None = None
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
@@ -412,9 +414,33 @@ class Engine:
         baseline engine, which imported it at start-up, reached depth 4)."""
         if self.searching:
             return
+        self._loaded()
         self.searcher()
         self.rules.evaluation()
         freeze_startup()
+
+    def load_in_background(self) -> None:
+        """Start loading what :meth:`prepare` loads (the search, the current game's evaluation)
+        on a thread of its own, while the reader waits for the client's first lines.
+
+        Loading at ``setup`` or ``position`` is too late for a script that sends ``go`` right
+        after them: its ``go`` line has arrived, and its clock runs, while they load (measured,
+        a fresh process's ``go movetime 150`` sent with them took up to 172 ms on a busy
+        machine). Loading at start-up on the reader's thread would delay every session's first
+        reply by the same ~25 ms. The thread is not a daemon: a process that ends meanwhile
+        waits for it rather than tearing down modules it is importing."""
+        if self._loader is None and self._searcher is None:
+            self._loader = threading.Thread(
+                target=_load_search, args=(self.rules,), name="zengine-loader"
+            )
+            self._loader.start()
+
+    def _loaded(self) -> None:
+        """Wait for :meth:`load_in_background`, if started: what needs the search finds it
+        loaded, and nothing is loaded or frozen twice at the same time."""
+        if self._loader is not None:
+            self._loader.join()
+            self._loader = None
 
     def _clear_search(self) -> None:
         if self._searcher is not None:
@@ -481,6 +507,7 @@ class Engine:
         if state is None:
             on_done(None)
             return
+        self._loaded()  # on the clock: the time counts from the go line's arrival
         moves = self._search_moves(state, limits.searchmoves) if limits.searchmoves else None
         if state.is_over():
             on_done(None)
@@ -651,6 +678,19 @@ class Engine:
             self.on_debug(f"bench failed: {type(exc).__name__}: {exc}")
             note = "failed"
         self._report(finish)
+
+
+def _load_search(rules: Rules) -> None:
+    """The work of :meth:`Engine.load_in_background`."""
+    try:
+        import zengine.engine.search  # noqa: F401 (the import is the loading)
+
+        rules.evaluation()
+        freeze_startup()
+    except Exception:
+        # Nothing is reported from this thread: prepare() or go() loads the same again on the
+        # reader's thread, where a failure becomes the error line of the command that needs it.
+        pass
 
 
 _frozen = False

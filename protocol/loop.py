@@ -64,6 +64,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: Session | None = None) -> 
     """
     writer = Writer(stdout)
     session = session or Session(writer.lines)
+    # While the client's first lines are on their way, so that a go sent right after them
+    # does not wait for it (docs/protocol.md, "Searching").
+    session.engine.load_in_background()
     try:
         for line, problem in read_lines(stdin):
             if line is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import time
 
 import pexpect
@@ -404,3 +405,43 @@ def test_the_engine_is_idle_once_bench_printed_its_total() -> None:
     finally:
         code, err = pipe.close()
     assert code == 0 and err == b""
+
+
+#: A fresh interpreter runs the protocol loop on a stdin whose first read waits (up to a
+#: generous deadline) for the search to be loaded and frozen, then prints whether it was: the
+#: loading must not wait for a command.
+_LOADS_WHILE_WAITING = """
+import gc, io, sys, time
+from zengine.protocol.loop import serve
+
+def loaded():
+    return "zengine.engine.search" in sys.modules and gc.get_freeze_count() > 0
+
+class FirstReadWaits(io.RawIOBase):
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        deadline = time.monotonic() + 10
+        while not loaded() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print("loaded" if loaded() else "not loaded")
+        return 0  # end of input
+
+sys.exit(serve(io.BufferedReader(FirstReadWaits()), io.BytesIO()))
+"""
+
+
+def test_the_search_loads_while_the_engine_waits_for_its_first_line() -> None:
+    """A fresh process loads the search (and sets it aside from the garbage collector) as soon
+    as the protocol starts, before any command: a script that sends ``position`` and ``go``
+    right after the handshake once waited for that loading inside the ``go``'s time (``go
+    movetime 150`` answered after up to 172 ms)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADS_WHILE_WAITING],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "loaded\n", "")
