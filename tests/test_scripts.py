@@ -46,7 +46,7 @@ def _fake_baseline(tmp_path: Path) -> dict[str, str]:
     """The environment of a script run whose baseline is this checkout's zengine, "installed"
     in a BASELINE_DIR under ``tmp_path`` (no 40-second install)."""
     assert ZENGINE is not None
-    bin_dir = tmp_path / "baseline" / "venv" / "bin"
+    bin_dir = tmp_path / "baseline" / BASELINE / "venv" / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "zengine").symlink_to(ZENGINE)
     return {
@@ -98,3 +98,84 @@ def test_strength_vs_baseline_stops_at_ctrl_c(tmp_path: Path) -> None:
         if out_dir is not None and not out_dir.is_relative_to(tmp_path):
             shutil.rmtree(out_dir, ignore_errors=True)  # a script without OUT wrote in the checkout
     assert script.returncode == 130
+
+
+#: A ``python3`` whose ``-m venv`` makes a fake virtual environment at once: its ``pip install``
+#: waits FAKE_PIP_SECONDS, fails if FAKE_PIP_FAIL is set, else writes an executable ``zengine``.
+FAKE_PYTHON = """#!/bin/sh
+[ "$1 $2" = "-m venv" ] || exec /usr/bin/env -u PATH python3 "$@"
+mkdir -p "$3/bin"
+cat >"$3/bin/pip" <<'END'
+#!/bin/sh
+sleep "${FAKE_PIP_SECONDS:-0}"
+[ -z "${FAKE_PIP_FAIL:-}" ] || { echo "pip: failed" >&2; exit 1; }
+printf '#!/bin/sh\\necho fake\\n' >"$(dirname "$0")/zengine" && chmod +x "$(dirname "$0")/zengine"
+END
+chmod +x "$3/bin/pip"
+"""
+
+
+def _baseline_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a scripts/baseline run with the fake ``python3`` first on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "python3").write_text(FAKE_PYTHON)
+    (bin_dir / "python3").chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", **extra}
+
+
+def _baseline(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(ROOT / "scripts" / "baseline"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+
+
+def _commit(name: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short=7", name], capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script reads the history with git")
+def test_baseline_dir_keeps_what_it_holds(tmp_path: Path) -> None:
+    # BASELINE_DIR holds one folder per commit, as .baseline/ does: what else it holds stays
+    # (the whole folder was removed when it held no venv/bin/zengine).
+    top = tmp_path / "d"
+    (top / "precious").mkdir(parents=True)
+    (top / "notes.txt").write_text("y\n")
+    env = _baseline_env(tmp_path, BASELINE_DIR=str(top))
+    done = _baseline(env)
+    assert (top / "precious").is_dir()
+    assert (top / "notes.txt").read_text() == "y\n"
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{top / BASELINE}/venv/bin/zengine\n"
+    # A failed install removes its own folder only.
+    done = _baseline({**env, "FAKE_PIP_FAIL": "1"}, "HEAD")
+    assert done.returncode != 0
+    assert sorted(path.name for path in top.iterdir()) == [BASELINE, "notes.txt", "precious"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script reads the history with git")
+def test_baseline_dir_installs_the_commit_asked_for(tmp_path: Path) -> None:
+    # With BASELINE_DIR set, the commit named was ignored: any install there was returned.
+    env = _baseline_env(tmp_path, BASELINE_DIR=str(tmp_path / "d"))
+    first = _baseline(env)
+    other = _baseline(env, "HEAD")
+    assert first.returncode == other.returncode == 0, (first.stderr, other.stderr)
+    assert first.stdout == f"{tmp_path / 'd' / BASELINE}/venv/bin/zengine\n"
+    assert other.stdout == f"{tmp_path / 'd' / _commit('HEAD')}/venv/bin/zengine\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script reads the history with git")
+def test_baseline_refuses_extra_arguments(tmp_path: Path) -> None:
+    done = _baseline(_baseline_env(tmp_path, BASELINE_DIR=str(tmp_path / "d")), "a", "b")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "baseline: error: one commit at most, got 2 arguments (usage: scripts/baseline [COMMIT])\n"
+    )
+    assert not (tmp_path / "d").exists()
