@@ -101,14 +101,17 @@ def test_strength_vs_baseline_stops_at_ctrl_c(tmp_path: Path) -> None:
 
 
 #: A ``python3`` whose ``-m venv`` makes a fake virtual environment at once: its ``pip install``
-#: waits FAKE_PIP_SECONDS, fails if FAKE_PIP_FAIL is set, else writes an executable ``zengine``.
+#: waits FAKE_PIP_SECONDS, fails if FAKE_PIP_FAIL is set or its sources went away meanwhile (as
+#: a real install fails), else writes an executable ``zengine``.
 FAKE_PYTHON = """#!/bin/sh
 [ "$1 $2" = "-m venv" ] || exec /usr/bin/env -u PATH python3 "$@"
 mkdir -p "$3/bin"
 cat >"$3/bin/pip" <<'END'
 #!/bin/sh
+touch "$3/.fake-pip-$$"
 sleep "${FAKE_PIP_SECONDS:-0}"
 [ -z "${FAKE_PIP_FAIL:-}" ] || { echo "pip: failed" >&2; exit 1; }
+[ -e "$3/.fake-pip-$$" ] || { echo "pip: the sources went away" >&2; exit 1; }
 printf '#!/bin/sh\\necho fake\\n' >"$(dirname "$0")/zengine" && chmod +x "$(dirname "$0")/zengine"
 END
 chmod +x "$3/bin/pip"
@@ -157,7 +160,12 @@ def test_baseline_dir_keeps_what_it_holds(tmp_path: Path) -> None:
     # A failed install removes its own folder only.
     done = _baseline({**env, "FAKE_PIP_FAIL": "1"}, "HEAD")
     assert done.returncode != 0
-    assert sorted(path.name for path in top.iterdir()) == [BASELINE, "notes.txt", "precious"]
+    assert sorted(path.name for path in top.iterdir()) == [
+        ".lock",
+        BASELINE,
+        "notes.txt",
+        "precious",
+    ]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="the script reads the history with git")
@@ -179,3 +187,27 @@ def test_baseline_refuses_extra_arguments(tmp_path: Path) -> None:
         "baseline: error: one commit at most, got 2 arguments (usage: scripts/baseline [COMMIT])\n"
     )
     assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script reads the history with git")
+def test_baseline_first_installs_at_once(tmp_path: Path) -> None:
+    # The second of two first installs removed the first's folder while its pip ran.
+    top = tmp_path / "d"
+    env = _baseline_env(tmp_path, BASELINE_DIR=str(top), FAKE_PIP_SECONDS="1")
+    command = ["bash", str(ROOT / "scripts" / "baseline")]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 10
+        while not list(top.glob("**/.fake-pip-*")):  # the first one's pip is running
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        second = _baseline(env)
+        out, err = first.communicate(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == 0, err
+    assert second.returncode == 0, second.stderr
+    assert out.decode() == second.stdout == f"{top / BASELINE}/venv/bin/zengine\n"
