@@ -211,3 +211,56 @@ def test_baseline_first_installs_at_once(tmp_path: Path) -> None:
     assert first.returncode == 0, err
     assert second.returncode == 0, second.stderr
     assert out.decode() == second.stdout == f"{top / BASELINE}/venv/bin/zengine\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script finds the checkout with git")
+@pytest.mark.skipif(ZENGINE is None, reason="needs the zengine of the test install")
+@pytest.mark.parametrize(
+    ("settings", "variant", "message"),
+    [
+        ({}, "zolaa", "unknown variant 'zolaa' (known: zola zola-8 zola-10 zhadu zhadu-star)"),
+        ({"GAMES": "abc"}, "zola", "GAMES=abc: must be an even number of games from 2 to 999998"),
+        ({"GAMES": "3"}, "zola", "GAMES=3: must be an even number of games from 2 to 999998"),
+        (
+            {"TC": "bogus"},
+            "zola",
+            "TC=bogus: must be [moves/]base[+inc] in seconds, base maybe m:ss (e.g. 5+0.05, 1:30+1)",
+        ),
+        ({"CONCURRENCY": "0"}, "zola", "CONCURRENCY=0: must be a number of games from 1 to 999"),
+    ],
+)
+def test_strength_vs_baseline_checks_settings_first(
+    tmp_path: Path, settings: dict[str, str], variant: str, message: str
+) -> None:
+    # A bad variant or setting is one line and exit 2 before the baseline's install; it failed
+    # in each match, after the install, and the script exited 0 leaving a log behind.
+    env = _baseline_env(tmp_path, **settings)
+    env["PATH"] = f"{Path(str(ZENGINE)).parent}:{env['PATH']}"
+    env.update(BASELINE_DIR=str(tmp_path / "baseline"), OUT=str(tmp_path / "out"))
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "strength-vs-baseline"), variant],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
+    assert done.stdout == ""
+    assert not (tmp_path / "baseline").exists()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script finds the checkout with git")
+@pytest.mark.skipif(ZENGINE is None, reason="needs the zengine of the test install")
+def test_strength_vs_baseline_reports_a_failed_match(tmp_path: Path) -> None:
+    # A match that fails (here the new engine cannot start) makes the script fail too.
+    env = {**_fake_baseline(tmp_path), "GAMES": "2", "TC": "1+0.01", "NEW": "/bin/false"}
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "strength-vs-baseline"), "zola"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stdout
+    assert done.stderr == f"error: the match failed for zola: see its log in {tmp_path / 'out'}\n"
