@@ -14,6 +14,8 @@ at the command line, whatever the subcommand declares:
   depth out of range, not an unknown option ``-1``);
 * Ctrl-C ends the command with one line ``zengine ...: interrupted`` and exit code 130;
 * a failure of the machine (a full disk) is one line and exit code 1.
+
+:class:`Tool` gives the same to a command run on its own (``python -m zengine.tools.openings``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import importlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import click
@@ -201,18 +203,7 @@ class CommandLine(click.Group):
         return found, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise Stopped(_running(ctx)) from None
-        except Exception as exc:
-            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
-                raise  # the reader went away (| head): click ends quietly
-            if _after_interrupt(exc):
-                raise Stopped(_running(ctx)) from None
-            if isinstance(exc, OSError):
-                raise Stopped(_running(ctx), exc.strerror or str(exc)) from None
-            raise
+        return _guarded(lambda: super(CommandLine, self).invoke(ctx), lambda: _running(ctx))
 
     def main(
         self,
@@ -227,21 +218,75 @@ class CommandLine(click.Group):
         Errors and Ctrl-C are reported here as one line each, without click's usage block.
         """
         prog_name = prog_name or "zengine"
+        run = super().main
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, False, **extra)
-        try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
-        except click.ClickException as exc:
-            where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else None
-            fail(where or prog_name, exc.format_message(), exc.exit_code)
-        except Stopped as exc:
-            if exc.reason is None:
-                interrupted(exc.command_path)
-            _drop_output()
-            fail(exc.command_path, exc.reason, 1)
-        except (click.Abort, KeyboardInterrupt):
-            interrupted(prog_name)
-        sys.exit(code if isinstance(code, int) else 0)
+            return run(args, prog_name, complete_var, False, **extra)
+        _reported(lambda: run(args, prog_name, complete_var, False, **extra), prog_name)
+
+
+class Tool(click.Command):
+    """A command run on its own (``python -m zengine.tools.openings``), given what
+    :class:`CommandLine` gives the ``zengine`` subcommands: one line per error (exit 2), the
+    protocol's reading of numbers, Ctrl-C as one line and exit code 130, a failure of the
+    machine as one line and exit code 1. Used as ``@click.command(cls=Tool)``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return _guarded(lambda: super(Tool, self).invoke(ctx), lambda: ctx.command_path)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; in standalone mode (the default) exit with its code."""
+        adopt(self)
+        prog_name = prog_name or self.name or "zengine"
+        run = super().main
+        if not standalone_mode:
+            return run(args, prog_name, complete_var, False, **extra)
+        _reported(lambda: run(args, prog_name, complete_var, False, **extra), prog_name)
+
+
+def _guarded(call: Callable[[], Any], where: Callable[[], str]) -> Any:
+    """``call()`` (a command's work) with Ctrl-C and the machine's failures as :class:`Stopped`
+    naming ``where()`` (asked afterwards: a group knows its subcommand once it runs).
+
+    Caught inside click's own ``main``, which would otherwise turn Ctrl-C into ``Aborted!``
+    and exit code 1, and print a traceback for a full disk.
+    """
+    try:
+        return call()
+    except KeyboardInterrupt:
+        raise Stopped(where()) from None
+    except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+            raise  # the reader went away (| head): click ends quietly
+        if _after_interrupt(exc):
+            raise Stopped(where()) from None
+        if isinstance(exc, OSError):
+            raise Stopped(where(), exc.strerror or str(exc)) from None
+        raise
+
+
+def _reported(call: Callable[[], Any], prog_name: str) -> NoReturn:
+    """Run ``call()`` (click's ``main`` outside standalone mode) and exit with its code, errors
+    and Ctrl-C reported as one line each, without click's usage block."""
+    try:
+        code = call()
+    except click.ClickException as exc:
+        where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else None
+        fail(where or prog_name, exc.format_message(), exc.exit_code)
+    except Stopped as exc:
+        if exc.reason is None:
+            interrupted(exc.command_path)
+        _drop_output()
+        fail(exc.command_path, exc.reason, 1)
+    except (click.Abort, KeyboardInterrupt):
+        interrupted(prog_name)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _after_interrupt(exc: BaseException) -> bool:

@@ -37,6 +37,12 @@ def test_strength_vs_baseline_needs_zengine_on_path(tmp_path: Path) -> None:
     assert done.stdout == ""  # its first line comes after the baseline's install
 
 
+def _sigint_default() -> None:
+    """In the child before exec: Ctrl-C as at a terminal. An in-process test of zengine's
+    Ctrl-C leaves SIGINT ignored in pytest, and a shell started with it ignored cannot trap it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 ZENGINE = shutil.which("zengine", path=str(Path(sys.executable).parent))
 #: The commit scripts/baseline installs by default.
 BASELINE = "e61bcc8"
@@ -70,6 +76,7 @@ def test_strength_vs_baseline_stops_at_ctrl_c(tmp_path: Path) -> None:
         text=True,
         env=env,
         start_new_session=True,
+        preexec_fn=_sigint_default,
     )
     out_dir = None
     try:
@@ -264,3 +271,79 @@ def test_strength_vs_baseline_reports_a_failed_match(tmp_path: Path) -> None:
     )
     assert done.returncode == 1, done.stdout
     assert done.stderr == f"error: the match failed for zola: see its log in {tmp_path / 'out'}\n"
+
+
+def _make_openings_env(**extra: str) -> dict[str, str]:
+    """The environment of a scripts/make-openings run with this test install's python."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", **extra}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script finds the checkout with git")
+@pytest.mark.parametrize(
+    ("settings", "variant", "message"),
+    [
+        (
+            {},
+            "zolaa",
+            "python -m zengine.tools.openings: error: invalid value for --variant: unknown game"
+            " 'zolaa' (known: zola, zola-8, zola-10, zhadu, zhadu-star)",
+        ),
+        (
+            {"COUNT": "abc"},
+            "zola",
+            "make-openings: error: COUNT=abc: must be a whole number of openings, 1 or more",
+        ),
+    ],
+)
+def test_make_openings_bad_command_line(
+    settings: dict[str, str], variant: str, message: str
+) -> None:
+    # One line and exit 2, and no openings/<variant>.txt.part left behind: it was click's
+    # three-line usage block, and the file stayed.
+    part = ROOT / "openings" / f"{variant}.txt.part"
+    try:
+        done = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "make-openings"), variant],
+            capture_output=True,
+            text=True,
+            env=_make_openings_env(**settings),
+            timeout=60,
+        )
+        assert (done.returncode, done.stderr) == (2, message + "\n")
+        assert not part.exists()
+    finally:
+        part.unlink(missing_ok=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script finds the checkout with git")
+def test_make_openings_ctrl_c() -> None:
+    # Ctrl-C: one line, exit code 130, no .part file (it was 'Aborted!', exit code 1, and the
+    # file stayed).
+    part = ROOT / "openings" / "zola.txt.part"
+    before = (ROOT / "openings" / "zola.txt").read_bytes()
+    script = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "make-openings"), "zola"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_make_openings_env(COUNT="100000"),  # never done: openings/zola.txt is not replaced
+        start_new_session=True,
+        preexec_fn=_sigint_default,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not (part.exists() and part.stat().st_size > 0):  # the builder runs
+            assert script.poll() is None, script.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        os.killpg(script.pid, signal.SIGINT)
+        _, err = script.communicate(timeout=20)
+    finally:
+        if script.poll() is None:
+            os.killpg(script.pid, signal.SIGKILL)
+            script.wait()
+        leftover = part.exists()
+        part.unlink(missing_ok=True)
+    assert (script.returncode, err) == (130, "python -m zengine.tools.openings: interrupted\n")
+    assert not leftover
+    assert (ROOT / "openings" / "zola.txt").read_bytes() == before

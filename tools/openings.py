@@ -24,6 +24,7 @@ from zengine.engine.game import GameError
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
+from zengine.protocol.cli import Tool
 from zengine.tools.schedule import Opening, random_opening
 
 #: Most openings one run may ask for.
@@ -92,7 +93,7 @@ def build(
     return lines
 
 
-@click.command("openings")
+@click.command("openings", cls=Tool)
 @click.option("--variant", required=True, help="A variant of the registry.")
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=200, show_default=True)
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True)
