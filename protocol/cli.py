@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import errno
 import importlib
+import io
 import os
 import signal
 import sys
@@ -218,6 +219,7 @@ class CommandLine(click.Group):
         Errors and Ctrl-C are reported here as one line each, without click's usage block.
         """
         prog_name = prog_name or "zengine"
+        standard_streams()
         run = super().main
         if not standalone_mode:
             return run(args, prog_name, complete_var, False, **extra)
@@ -243,6 +245,7 @@ class Tool(click.Command):
     ) -> Any:
         """Run the command line; in standalone mode (the default) exit with its code."""
         adopt(self)
+        standard_streams()
         prog_name = prog_name or self.name or "zengine"
         run = super().main
         if not standalone_mode:
@@ -287,6 +290,67 @@ def _reported(call: Callable[[], Any], prog_name: str) -> NoReturn:
     except (click.Abort, KeyboardInterrupt):
         interrupted(prog_name)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+#: Exit code of a command started without a standard stream it needs (``zengine >&-``): 1, as
+#: cat's or echo's "write error: Bad file descriptor"; the command line itself is fine (2 would
+#: send the user to the arguments).
+EXIT_NO_STREAM = 1
+#: What each standard stream is called in an error line.
+_STREAM_TEXT = {"stdin": "standard input", "stdout": "standard output"}
+#: The standard streams the command started without (see :func:`standard_streams`).
+closed_streams: set[str] = set()
+
+
+class _ClosedStream(io.RawIOBase):
+    """Stands for a standard stream the command started without: reading or writing it is an
+    ``OSError`` naming it, which the command line reports as one line (a full disk's way)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.what = _STREAM_TEXT[name]
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def _refuse(self) -> OSError:
+        return OSError(errno.EBADF, f"{self.what} is closed")
+
+    def readinto(self, buffer: Any) -> int:
+        raise self._refuse()
+
+    def write(self, data: Any) -> int:
+        raise self._refuse()
+
+
+def standard_streams() -> None:
+    """Stand-ins for the standard streams the command started without (``zengine >&-``).
+
+    Python leaves such a stream ``None``: click then drops all output silently, other code
+    fails with a traceback. A missing stdin or stdout becomes a :class:`_ClosedStream`, so a
+    command fails at its first use of it with one line (``svg -o FILE >&-`` still works); a
+    missing stderr takes error lines nowhere, as it would have. Each missing descriptor is
+    opened on the null device first: else the next file opened (a record, a log) would get
+    its number, and output meant for the stream, a child's included, would land in that file.
+    """
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if name == "stderr":
+            sys.stderr = open(fd, "w", closefd=False)
+        else:
+            closed_streams.add(name)
+            setattr(sys, name, io.TextIOWrapper(_ClosedStream(name), write_through=True))
 
 
 def _after_interrupt(exc: BaseException) -> bool:
@@ -357,6 +421,11 @@ def main(ctx: click.Context) -> None:
     Ctrl-C stops any command (exit code 130); a bad command line exits with code 2.
     """
     if ctx.invoked_subcommand is None:
+        # The protocol reads and writes from the start: one line now rather than at its
+        # first write (where its writer would take the error for a reader gone, and end quietly).
+        for name in ("stdin", "stdout"):
+            if name in closed_streams:
+                fail(ctx.command_path, f"{_STREAM_TEXT[name]} is closed", EXIT_NO_STREAM)
         from zengine.protocol.loop import run
 
         ctx.exit(run())

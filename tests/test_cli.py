@@ -159,6 +159,53 @@ def test_output_to_a_full_disk_is_one_line(args: list[str]) -> None:
     assert proc.stderr == f"zengine {args[0]}: error: no space left on device\n"
 
 
+def _close(fd: int) -> Callable[[], None]:
+    """In the child before exec: start it without descriptor ``fd`` (the shell's ``>&-``)."""
+    return lambda: os.close(fd)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["perft", "1"],
+        ["perft", "1", "--divide"],
+        ["bench", "1"],
+        ["svg"],
+        ["strength", "--games", "2", "--pairing", "random", "--variant", "zola", "--movetime", "1"],
+        [],
+    ],
+)
+def test_closed_stdout_is_one_line(args: list[str]) -> None:
+    # It was a traceback (perft, strength, the protocol), or exit 0 with the output lost
+    # (bench, svg): click drops what it is given to print when Python has no sys.stdout.
+    proc = subprocess.run(
+        [*ZENGINE, *args],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=_close(1),
+        timeout=DEADLINE,
+        text=True,
+    )
+    where = " ".join(["zengine", *args[:1]])
+    assert (proc.returncode, proc.stderr) == (1, f"{where}: error: standard output is closed\n")
+
+
+def test_closed_stdin_of_the_protocol_is_one_line() -> None:
+    proc = subprocess.run(ZENGINE, capture_output=True, preexec_fn=_close(0), text=True)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == "zengine: error: standard input is closed\n"
+
+
+def test_closed_stdout_leaves_a_file_output_alone(tmp_path) -> None:
+    # Only a command that writes to stdout needs it; stderr closed keeps the exit code.
+    picture = tmp_path / "p.svg"
+    proc = subprocess.run([*ZENGINE, "svg", "-o", str(picture)], preexec_fn=_close(1))
+    assert proc.returncode == 0
+    assert "<svg" in picture.read_text()
+    proc = subprocess.run([*ZENGINE, "perft", "1", "--fen", "x"], preexec_fn=_close(2))
+    assert proc.returncode == 2
+
+
 # --- perft at the edges ----------------------------------------------------------------------
 
 
