@@ -67,7 +67,8 @@ def parallel_divide(state: State, depth: int, jobs: int) -> list[tuple[str, int]
 
 def _state(variant: str, options: dict[str, str], fen: str | None) -> State:
     rules = make_rules(variant, options)
-    return rules.parse_position(fen) if fen else rules.start()
+    # An empty --fen is a position string too (a wrong one), not a request for the start.
+    return rules.start() if fen is None else rules.parse_position(fen)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, str]:

@@ -104,6 +104,9 @@ BAD_COMMAND_LINES = [
     (["strength", "--variant", "chess"], "unknown game 'chess'"),
     (["strength", "--pairing", "chess"], "--pairing"),
     (["strength", "extra"], "unexpected extra argument"),
+    # An empty position string is one (it was the start position).
+    (["perft", "3", "--fen", ""], "zengine perft: error: a zola position string has 2 fields"),
+    (["svg", "--fen", ""], "zengine svg: error: a zola position string has 2 fields"),
     (["perfft"], "zengine: error: no such command 'perfft' (did you mean 'perft'?)"),
     (["xyzzy"], "zengine: error: no such command 'xyzzy'"),
     (["--frob"], "zengine: error: no such option '--frob'"),

@@ -24,7 +24,8 @@ def position(
     """The position to draw and the move to highlight (``--last-move``, else the last move
     played); raises :class:`GameError` (a :class:`MoveError` names the failing move)."""
     rules = make_rules(variant)
-    state = rules.parse_position(fen) if fen else rules.start()
+    # An empty --fen is a position string too (a wrong one), not a request for the start.
+    state = rules.start() if fen is None else rules.parse_position(fen)
     played = None
     for number, text in enumerate(moves, 1):
         try:
