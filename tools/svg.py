@@ -14,8 +14,6 @@ from zengine.protocol.cli import fail
 
 #: Default picture width in pixels.
 DEFAULT_SIZE = 480
-#: Exit code for a file that cannot be written (a bad command line is ``fail``'s default, 2).
-EXIT_FAILURE = 1
 
 
 def position(
@@ -99,5 +97,6 @@ def svg_command(
         with open(output, "w", encoding="utf-8") as file:
             file.write(picture)
     except OSError as exc:
+        # Exit code 2, as zengine report's: the file was named on the command line.
         where = click.get_current_context().command_path
-        fail(where, f"cannot write {output}: {exc.strerror or exc}", EXIT_FAILURE)
+        fail(where, f"cannot write {output}: {exc.strerror or exc}")
