@@ -264,6 +264,12 @@ def _guarded(call: Callable[[], Any], where: Callable[[], str]) -> Any:
         return call()
     except KeyboardInterrupt:
         raise Stopped(where()) from None
+    except click.UsageError as exc:
+        if exc.ctx is None:
+            # click's parser raises some (an option without its value) without the context,
+            # and the line would name no subcommand.
+            exc.ctx = click.Context(click.Command(None), info_name=where())
+        raise
     except Exception as exc:
         if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
             raise  # the reader went away (| head): click ends quietly

@@ -107,6 +107,11 @@ BAD_COMMAND_LINES = [
     # An empty position string is one (it was the start position).
     (["perft", "3", "--fen", ""], "zengine perft: error: a zola position string has 2 fields"),
     (["svg", "--fen", ""], "zengine svg: error: a zola position string has 2 fields"),
+    # An option without its value names the subcommand as every other line (it did not).
+    (["perft", "1", "--fen"], "zengine perft: error: option '--fen' requires an argument"),
+    (["perft", "1", "--jobs"], "zengine perft: error: option '--jobs' requires an argument"),
+    (["svg", "--moves"], "zengine svg: error: option '--moves' requires an argument"),
+    (["perft", "1", "--divide=3"], "zengine perft: error: option '--divide' does not take a value"),
     (["perfft"], "zengine: error: no such command 'perfft' (did you mean 'perft'?)"),
     (["xyzzy"], "zengine: error: no such command 'xyzzy'"),
     (["--frob"], "zengine: error: no such option '--frob'"),
