@@ -32,7 +32,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import cast
+from typing import NoReturn, cast
 
 ZHADU_PLAY = "1a0,2a1,3a2,4a3,123b0/1h0,2h1,3h2,4h3,123g0 w -/- 0 10"
 
@@ -125,19 +125,59 @@ else:
 """
 
 
-def probe(python: str, *args: object, stdin: str = "") -> object:
-    """One measurement by the build whose interpreter is ``python``."""
+#: Run first in each build: its package imports (the name of today's, when neither does).
+CHECK = """
+import importlib
+try:
+    importlib.import_module("zengine.engine")
+except ImportError as today:
+    try:
+        importlib.import_module("engine")
+    except ImportError:
+        raise today from None
+"""
+
+
+class BuildError(Exception):
+    """A build's interpreter failed: ``reason`` is the last line it wrote on stderr."""
+
+    def __init__(self, python: str, reason: str) -> None:
+        super().__init__(python, reason)
+        self.python = python
+        self.reason = reason
+
+
+def run_in(python: str, code: str, *args: object, stdin: str = "") -> str:
+    """The output of ``code`` run by the interpreter ``python``; :class:`BuildError` if it fails."""
     # From the root folder: run in a checkout, ``-c`` would put its ``engine/`` folder first on
     # the path, ahead of the build's own install (the baseline then imported today's sources).
-    out = subprocess.run(
-        [python, "-c", PROBE, *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd="/",
-    ).stdout
-    return json.loads(out)
+    try:
+        done = subprocess.run(
+            [python, "-c", code, *map(str, args)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd="/",
+        )
+    except OSError as error:
+        raise BuildError(python, error.strerror or str(error)) from None
+    if done.returncode != 0:
+        # The last line of a traceback says what went wrong; the command holds the whole probe.
+        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        raise BuildError(python, lines[-1] if lines else f"exit status {done.returncode}")
+    return done.stdout
+
+
+def probe(python: str, *args: object, stdin: str = "") -> object:
+    """One measurement by the build whose interpreter is ``python``."""
+    return json.loads(run_in(python, PROBE, *args, stdin=stdin))
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Errors as one line (argparse's own add the usage line first), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def opening_lines(variant: str, count: int) -> list[str]:
@@ -172,7 +212,7 @@ def wall_depth(python: str, variant: str, fen: str | None, movetime: int) -> int
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="compare_builds.py",
         description="perft, bench and time-to-depth of several zengine installs side by side",
     )
@@ -191,14 +231,24 @@ def main(argv: list[str]) -> None:
         parser.error("--rounds must be 1 or more")
     if args.openings < 0:
         parser.error("--openings must be 0 or more")
-    if any("=" not in b or not b.split("=", 1)[1] for b in args.builds):
+    if any(not all(b.partition("=")[::2]) for b in args.builds):
         parser.error("each build is NAME=PYTHON (the interpreter of its install)")
     rounds, wall = args.rounds, args.wall
-    builds = dict(arg.split("=", 1) for arg in args.builds)
+    builds: dict[str, str] = {}
+    for name, _, python in (arg.partition("=") for arg in args.builds):
+        if name in builds:  # a dict would keep the last silently
+            parser.error(f"build name '{name}' given twice")
+        builds[name] = python
     names = list(builds)
     # Absolute, as the probes run from the root folder; not resolved, as a venv's python is a
     # link whose target lies outside the venv.
     pythons = [os.path.abspath(p) if os.sep in p else shutil.which(p) or p for p in builds.values()]
+    # Before any measurement: a build that is no zengine install is a bad command line.
+    for name, python in zip(names, pythons):
+        try:
+            run_in(python, CHECK)
+        except BuildError as error:
+            parser.error(f"build {name} ({python}): {error.reason}")
     # label -> per build, the figures of every round; the best is kept.
     figures: dict[str, list[list[float]]] = {}
     # position label -> per build, depth -> the least CPU seconds any round took to complete it.
@@ -331,5 +381,7 @@ if __name__ == "__main__":
         main(sys.argv[1:])
     except KeyboardInterrupt:
         sys.exit(130)
+    except BuildError as error:
+        sys.exit(f"compare_builds.py: error: {error.python}: {error.reason}")
     except (OSError, subprocess.SubprocessError) as error:
         sys.exit(f"compare_builds.py: {error}")

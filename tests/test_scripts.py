@@ -347,3 +347,44 @@ def test_make_openings_ctrl_c() -> None:
     assert (script.returncode, err) == (130, "python -m zengine.tools.openings: interrupted\n")
     assert not leftover
     assert (ROOT / "openings" / "zola.txt").read_bytes() == before
+
+
+#: An interpreter without zengine, as a build: what a traceback ends with, and exit status 1.
+NO_ZENGINE = """#!/bin/sh
+echo "Traceback (most recent call last):" >&2
+echo "ModuleNotFoundError: No module named 'zengine'" >&2
+exit 1
+"""
+
+
+def _compare_builds(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "compare_builds.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_compare_builds_names_a_build_that_fails(tmp_path: Path) -> None:
+    # One line naming the build and the reason; it was one line of 2,768 characters holding the
+    # whole probe script (the failed command), exit status 1.
+    python = tmp_path / "python"
+    python.write_text(NO_ZENGINE)
+    python.chmod(0o755)
+    done = _compare_builds(f"a={python}")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"compare_builds.py: error: build a ({python}): ModuleNotFoundError: No module named"
+        " 'zengine'\n"
+    )
+
+
+def test_compare_builds_refuses_a_name_given_twice(tmp_path: Path) -> None:
+    # x=A x=B measured B alone, as x.
+    python = tmp_path / "python"
+    python.write_text(NO_ZENGINE)
+    python.chmod(0o755)
+    done = _compare_builds(f"x={sys.executable}", f"x={python}")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "compare_builds.py: error: build name 'x' given twice\n"
