@@ -36,6 +36,16 @@ def shown(text: str, limit: int = 40) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
 
 
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (a control character such as ESC
+    or NUL, a line separator) replaced by ``?``: an engine's own words quoted in a reason or
+    a message reach terminals, logs and reports, where an escape sequence would act (clear the
+    screen, move the cursor) instead of being read."""
+    if text.isprintable():  # the usual case, at once
+        return text
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Longer digit strings are out of every range we use (2**63 has 19 digits); checking the
 #: length first keeps a 100,000-digit token from costing a quadratic conversion.

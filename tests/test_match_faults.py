@@ -366,3 +366,53 @@ def test_the_ledger_stops_what_an_earlier_run_left_and_nothing_else(tmp_path):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+# --- an engine's control characters ---------------------------------------------------------
+
+#: A shell engine that answers ``go`` (or, with ``reject``, every ``setoption``) with a line
+#: of escape sequences and a NUL: what it quotes must not act on the user's terminal.
+ESCAPING_ENGINE = r"""#!/bin/sh
+while read -r line; do
+    case "$line" in
+        uci) echo uciok ;;
+        isready) echo readyok ;;
+        setoption*) [ "$1" = reject ] && printf 'error \033[2J\033[H\000\n' ;;
+        go*) [ "$1" = go-error ] && printf 'error \033[31mred\n' || printf 'bestmove \033[2J\033[H\000\n' ;;
+        quit) exit 0 ;;
+    esac
+done
+"""
+
+
+@pytest.mark.parametrize(
+    "mode,quoted",
+    [
+        ("move", "X played an unparsable move: 'bestmove ?[2J?[H?'"),
+        ("go-error", "X answered 'error ?[31mred' instead of a move (to 'go depth 1')"),
+    ],
+)
+def test_an_engines_control_characters_are_quoted_cleaned(tmp_path, mode, quoted):
+    script = tmp_path / "escaping.sh"
+    script.write_text(ESCAPING_ENGINE)
+    script.chmod(0o755)
+    result, games, text = run(
+        tmp_path, *pair(f"cmd={shlex.join([str(script), mode])}"), *("--games", "2", *EASY)
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+    assert [game["reason"] for game in games] == [quoted, quoted]
+    assert f"{{{quoted}}}" in text
+    assert not any(c in text for c in "\x1b\x00")
+    assert "\x1b" not in (tmp_path / "m" / "games.pgn").read_text()
+
+
+def test_a_rejected_setting_is_quoted_cleaned(tmp_path):
+    script = tmp_path / "escaping.sh"
+    script.write_text(ESCAPING_ENGINE)
+    script.chmod(0o755)
+    result, games, text = run(
+        tmp_path, *pair(f"cmd={shlex.join([str(script), 'reject'])}"), *("--games", "2", *EASY)
+    )
+    assert result.reason is ExitReason.ENGINE_REJECTED and games == []
+    assert result.summary["stopped"] == "engine X rejected the variant zola: 'error ?[2J?[H?'"
+    assert not any(c in text for c in "\x1b\x00")

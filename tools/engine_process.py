@@ -43,7 +43,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, Any
 
-from zengine.engine.values import Termination
+from zengine.engine.values import Termination, printable
 from zengine.tools.config import EngineConfig
 from zengine.tools.process_tree import (
     TAG_VARIABLE,
@@ -109,7 +109,8 @@ class SettingRejected(Exception):
         self.name = name
         self.setting = setting
         self.error = error
-        super().__init__(f"engine {name} rejected {setting}: '{error}'")
+        # The engine's line is quoted in the Stopped line: its control characters are not.
+        super().__init__(f"engine {name} rejected {setting}: '{printable(error)}'")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.name, self.setting, self.error))
@@ -546,7 +547,7 @@ class EngineProcess:
         for raw in reversed(lines):
             text = raw.decode("utf-8", "replace").strip()
             if text:
-                text = "".join(c if c.isprintable() else "?" for c in text)
+                text = printable(text)
                 self.last_stderr = text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "..."
                 return
 

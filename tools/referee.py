@@ -15,7 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, Rules
-from zengine.engine.values import Outcome, Result, Score, Termination, format_go, parse_info
+from zengine.engine.values import (
+    Outcome,
+    Result,
+    Score,
+    Termination,
+    format_go,
+    parse_info,
+    printable,
+)
 from zengine.tools.clock import Clock, go_limits
 from zengine.tools.config import Adjudication
 from zengine.tools.engine_process import EngineError, EngineProcess
@@ -219,13 +227,15 @@ def play_game(
                 Outcome(
                     _loss(side),
                     Termination.PROTOCOL,
-                    f"played an unparsable move: '{line.strip()}'",
+                    f"played an unparsable move: '{_quote(line)}'",
                 )
             )
         except IllegalMoveError:
             return finish(
                 Outcome(
-                    _loss(side), Termination.ILLEGAL_MOVE, f"played an illegal move: '{move_text}'"
+                    _loss(side),
+                    Termination.ILLEGAL_MOVE,
+                    f"played an illegal move: '{_quote(move_text)}'",
                 )
             )
         if not clocks[side].spend(elapsed_ms):
@@ -307,8 +317,10 @@ def _last_report(
 
 
 def _quote(text: str, limit: int = 120) -> str:
-    """A line quoted in a reason: stripped, and cut with its length if long."""
-    text = text.strip()
+    """A line quoted in a reason: stripped, control characters as ``?`` (the reason is
+    printed, and an engine's escape sequence must not act on the user's terminal), and cut
+    with its length if long."""
+    text = printable(text.strip())
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 

@@ -31,6 +31,7 @@ import click
 
 from zengine.engine.game import GameError, MoveError, Rules
 from zengine.engine.svg import escape, number
+from zengine.engine.values import printable
 from zengine.engine.variants import make_rules
 from zengine.protocol.cli import fail
 from zengine.tools import stats
@@ -158,7 +159,8 @@ def game_of(record: dict[str, Any]) -> Game:
         p2=_text(record, "p2", "?"),
         result=result,
         termination=_text(record, "termination", "?"),
-        reason=_text(record, "reason"),
+        # A folder of an earlier version may hold an engine's raw control characters here.
+        reason=printable(_text(record, "reason")),
         variant=_text(record, "variant"),
         variant_name=_text(record, "variant_name"),
         opening=_text(record, "opening"),
