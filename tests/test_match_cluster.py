@@ -319,7 +319,7 @@ def test_an_engine_that_cannot_start_on_the_worker(
     missing.write_bytes(b"\x00\x01 not a program")
     missing.chmod(0o755)
     args = ["--engine", f"cmd={missing}", "name=ghost", "--engine", "cmd=zengine", "name=z"]
-    reasons = []
+    stops = []
     for out, extra in (
         ("local", ("--concurrency", "2")),
         ("dask", ("--cluster", dask_cluster.address)),
@@ -327,15 +327,13 @@ def test_an_engine_that_cannot_start_on_the_worker(
         result = run_match(
             [*args, *match_args(tmp_path / out, *extra)], emit=lambda line: None, progress=False
         )
-        # Without --recover the match stops after the games under way, as locally (on the
-        # cluster, a worker may have begun its next game, TASKS_PER_THREAD, before the stop).
+        # The engine never became ready: the match stops and no game is scored, as locally.
         assert result.reason is ExitReason.ENGINE_FAILURE
-        played = records(tmp_path / out)
-        assert 1 <= len(played) <= 2 * cluster_module.TASKS_PER_THREAD
-        reasons.append({g["reason"] for g in played})
-    assert reasons[0] == reasons[1] and len(reasons[1]) == 1
-    (reason,) = reasons[1]
-    assert reason.startswith(f"ghost cannot start: {missing}: ") and reason.endswith("(at start)")
+        assert records(tmp_path / out) == []
+        stops.append(result.summary["stopped"].rsplit("; game ", 1)[0])
+    assert stops[0] == stops[1]
+    assert stops[1].startswith(f"engine failure: ghost cannot start: {missing}: ")
+    assert stops[1].endswith("(at start)")
 
 
 def test_sprt_decision_stops_the_cluster(tmp_path: Path, dask_cluster: DaskCluster) -> None:

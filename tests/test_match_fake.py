@@ -75,14 +75,6 @@ def test_garbage_output_is_ignored(tmp_path):
         ("exit-on-go", (), "disconnect", "X disconnected (exit code 0)"),
         # X never answers its first go: its 300 ms clock and 200 ms grace run out for sure.
         ("hang", ("tc=0.3",), "time forfeit", "X lost on time: no bestmove after"),
-        # Never a word: the wait for uciok may be short.
-        (
-            "no-uci",
-            ("timeout.start=0.5",),
-            "stalled connection",
-            "X gave no 'uciok' within 0.5 s (at start)",
-        ),
-        ("no-ready", (), "stalled connection", "X gave no 'readyok' within 0.5 s (at start)"),
     ],
 )
 def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, limits, termination, reason):
@@ -99,6 +91,29 @@ def test_engine_failures_stop_cleanly_or_recover(tmp_path, mode, limits, termina
     for game in games:
         assert game["termination"] == termination and reason in game["reason"]
         assert game["result"] == ("0-1" if game["p1"] == "X" else "1-0")
+
+
+@pytest.mark.parametrize(
+    "mode,limits,stopped",
+    [
+        # Never a word: the wait for uciok may be short.
+        ("no-uci", ("timeout.start=0.5",), "X gave no 'uciok' within 0.5 s (at start)"),
+        ("no-ready", (), "X gave no 'readyok' within 0.5 s (at start)"),
+    ],
+)
+@pytest.mark.parametrize("recover", [(), ("--recover",)])
+def test_an_engine_that_never_becomes_ready_stops_the_match_unscored(
+    tmp_path, mode, limits, stopped, recover
+):
+    # As cutechess and fastchess: a game no engine could start says nothing of strength, and
+    # restarting (--recover) an engine that cannot start would forfeit every game left.
+    engines = pair(fake(mode), x_keys=(*limits, *X_DEADLINES))
+    result, games, text = run(tmp_path, *engines, "--games", "4", *recover, *EASY)
+    assert result.reason is ExitReason.ENGINE_FAILURE and result.exit_code == 3
+    assert games == []
+    expected = f"engine failure: {stopped}; game 1 was not played"
+    assert result.summary["stopped"] == expected
+    assert f"Stopped: {expected}" in text
 
 
 def test_depth_only_limit_stall_has_a_deadline(tmp_path):
@@ -123,9 +138,15 @@ def test_cannot_start_engine(tmp_path):
     program = tmp_path / "not-a-program"
     program.write_text("this is no program\n")
     program.chmod(0o755)
-    result, games, _ = run(tmp_path, *pair(f"cmd={program}"), "--games", "2", *EASY)
-    assert result.reason is ExitReason.ENGINE_FAILURE
-    assert games[0]["termination"] == "disconnect" and "cannot start" in games[0]["reason"]
+    for recover in ((), ("--recover",)):
+        out = f"m{len(recover)}"
+        result, games, _ = run(
+            tmp_path, *pair(f"cmd={program}"), "--games", "2", *recover, *EASY, out=out
+        )
+        assert result.reason is ExitReason.ENGINE_FAILURE and games == []
+        stopped = result.summary["stopped"]
+        assert stopped.startswith(f"engine failure: X cannot start: {program}: ")
+        assert stopped.endswith(" (at start); game 1 was not played")
 
 
 def test_what_the_referee_sends_uci_and_ugi(tmp_path):
@@ -304,8 +325,8 @@ def test_openings_file_positions_and_lines(tmp_path):
 
 
 def test_resume_after_an_engine_failure_continues_the_schedule(tmp_path):
-    # X never says a word.
-    engines = (*pair(fake("no-uci"), x_keys=("timeout.start=0.5",)), "--games", "4", *EASY)
+    # X crashes at its first go (a new X at each game).
+    engines = (*pair(fake("crash")), "--games", "4", *EASY)
     result, games, _ = run(tmp_path, *engines)
     assert result.reason is ExitReason.ENGINE_FAILURE and [g["id"] for g in games] == [0]
     lines: list[str] = []

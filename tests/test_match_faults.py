@@ -169,11 +169,13 @@ def test_a_disconnect_quotes_the_last_stderr_line(tmp_path):
         *pair(bogus),
         *("--games", "2", *EASY),
     )
-    assert result.reason is ExitReason.ENGINE_FAILURE
-    assert games[0]["termination"] == "disconnect"
-    reason = games[0]["reason"]
-    assert reason.startswith("X disconnected (exit code 2) while the referee ")
-    assert reason.endswith(" (at start): zengine: error: no such option '--bogus'")
+    # It never became ready: no game is played, the Stopped line quotes it.
+    assert result.reason is ExitReason.ENGINE_FAILURE and games == []
+    stopped = result.summary["stopped"]
+    assert stopped.startswith("engine failure: X disconnected (exit code 2) while the referee ")
+    assert stopped.endswith(
+        " (at start): zengine: error: no such option '--bogus'; game 1 was not played"
+    )
     result, games, _ = run(
         tmp_path,
         *pair(fake("crash", "--after", "2")),

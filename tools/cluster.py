@@ -42,7 +42,7 @@ from typing import IO, TYPE_CHECKING, Any
 from zengine.engine.values import TextError, parse_int
 from zengine.tools.config import MAX_CONCURRENCY, ConfigError, MatchConfig, builtin_engine
 from zengine.tools.engine_process import EngineError, EngineProcess, StderrLog
-from zengine.tools.play import EngineKeeper, GameReport, play_scheduled_game
+from zengine.tools.play import EngineKeeper, EngineNotStarted, GameReport, play_scheduled_game
 from zengine.tools.runner import STDERR_FILE, TRAFFIC_FILE, ExitReason, Match, PendingGames
 from zengine.tools.schedule import ScheduledGame
 
@@ -171,6 +171,8 @@ class TaskResult:
     stderr: bytes = b""
     traffic: tuple[str, ...] = ()
     problem: str | None = None
+    #: An engine of the game never became ready: the game was not played.
+    not_started: EngineNotStarted | None = None
     #: When the worker began and ended the game (its wall clock, seconds since the epoch).
     began: float = 0.0
     ended: float = 0.0
@@ -396,6 +398,9 @@ class ClusterExecutor:
         if result.problem is not None:
             match.halt(ExitReason.CLUSTER_FAILURE, f"worker {result.worker}: {result.problem}")
             return
+        if result.not_started is not None:
+            match.not_started(result.not_started)
+            return
         if self.aborting or result.report is None or game.id in self.recorded:
             return
         self.recorded.add(game.id)
@@ -584,9 +589,15 @@ def play_task(task: GameTask) -> TaskResult:
     except ConfigError as exc:  # a variant (a plugin game) this worker does not have
         return TaskResult(worker, problem=str(exc))
     began = time.time()
+    report: GameReport | None = None
+    failure = None
+    not_started = None
     try:
-        report = play_scheduled_game(run.config, task.game, run.keeper.engine)
-        failure = run.keeper.settle(report)
+        try:
+            report = play_scheduled_game(run.config, task.game, run.keeper.engine)
+            failure = run.keeper.settle(report)
+        except EngineNotStarted as exc:
+            not_started = exc
     finally:
         with _RUNS_LOCK:
             run.busy = False
@@ -594,13 +605,13 @@ def play_task(task: GameTask) -> TaskResult:
             done = run.retire_when_done
             if done:
                 _RUNS.pop((threading.get_ident(), task.run), None)
-    record = replace(report.record, worker=worker)
     result = TaskResult(
         worker,
-        replace(report, record=record),
+        None if report is None else replace(report, record=replace(report.record, worker=worker)),
         failure,
         run.take_stderr(),
         run.take_traffic(),
+        not_started=not_started,
         began=began,
         ended=time.time(),
     )

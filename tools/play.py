@@ -11,17 +11,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from zengine.engine.values import Outcome, Result
 from zengine.tools.config import MatchConfig
 from zengine.tools.engine_process import EngineError, EngineProcess
 from zengine.tools.records import GameRecord, make_record
-from zengine.tools.referee import play_game, unplayed
+from zengine.tools.referee import play_game
 from zengine.tools.schedule import ScheduledGame
 
 #: Engine number -> a process of that engine that completed its handshake (EngineError if
 #: it cannot be had).
 StartEngine = Callable[[int], EngineProcess]
+
+
+class EngineNotStarted(Exception):
+    """An engine of a game never became ready (it could not be run, exited, or gave no
+    ``uciok``/``readyok`` in time): the game is not played, and the match stops, with or
+    without ``--recover``. As cutechess and fastchess do: a game forfeited by an engine that
+    never ran says nothing of its strength, and a broken command would otherwise be scored
+    as a match of forfeits (an SPRT would even accept H0 on them). ``error`` is the
+    :class:`EngineError`; ``str()`` is the sentence of the ``Stopped:`` line."""
+
+    def __init__(self, game: int, error: EngineError) -> None:
+        self.game = game
+        self.error = error
+        super().__init__(
+            f"{error.name} {error.describe(' (at start)')}; game {game + 1} was not played"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable for workers in other processes
+        return (type(self), (self.game, self.error))
 
 
 @dataclass(frozen=True)
@@ -37,25 +56,20 @@ def play_scheduled_game(
 ) -> GameReport:
     """Play ``game`` of the match ``config`` with engines from ``start_engine``.
 
-    Never raises for an engine's failure: an engine that cannot be had loses the game
-    (``... (at start)``), one that fails during the game loses it too. An engine that rejects
-    a setting (an option, the variant) raises :class:`tools.engine_process.SettingRejected`:
-    that is the configuration's failure, and the game is not played.
+    An engine that fails during the game loses it. An engine that cannot be had (it never
+    became ready) raises :class:`EngineNotStarted`, and one that rejects a setting (an
+    option, the variant) :class:`tools.engine_process.SettingRejected`: neither is a game
+    lost, and the game is not played.
     """
     rules = config.make_rules()
     indices = (game.p1, game.p2)
     engines: list[EngineProcess] = []
-    for side, index in enumerate(indices):
+    for index in indices:
         try:
             engines.append(start_engine(index))
         except EngineError as exc:
-            outcome = Outcome(
-                Result.win_for(1 - side), exc.termination, exc.describe(" (at start)")
-            )
-            played = unplayed(rules, game.opening, outcome, (side,))
-            break
-    else:
-        played = play_game(rules, game.opening, (engines[0], engines[1]), config.adjudication)
+            raise EngineNotStarted(game.id, exc) from None
+    played = play_game(rules, game.opening, (engines[0], engines[1]), config.adjudication)
     record = make_record(config, game, rules, played)
     return GameReport(record, tuple(indices[side] for side in played.failed))
 

@@ -63,18 +63,6 @@ def start_position(rules: Rules, opening: Opening) -> str:
     return state.position_text()
 
 
-def unplayed(
-    rules: Rules, opening: Opening, outcome: Outcome, failed: tuple[int, ...]
-) -> PlayedGame:
-    """A game that ended before its first move (an engine that could not start)."""
-    return PlayedGame(
-        outcome,
-        start_fen=start_position(rules, opening),
-        final_fen=opening.state(rules).position_text(),
-        failed=failed,
-    )
-
-
 def rule_options(rules: Rules) -> dict[str, str]:
     """The engine options (``Zhadu Quiet``...) that set rules away from their defaults."""
     extra = {}

@@ -37,7 +37,7 @@ from zengine.engine.values import Termination, shown
 from zengine.tools.config import ConfigError, MatchConfig
 from zengine.tools.engine_process import EngineError, EngineProcess, SettingRejected, StderrLog
 from zengine.tools.live import LiveOutput
-from zengine.tools.play import EngineKeeper, GameReport, play_scheduled_game
+from zengine.tools.play import EngineKeeper, EngineNotStarted, GameReport, play_scheduled_game
 from zengine.tools.process_tree import ProcessLedger, subreaper
 from zengine.tools.records import (
     GameRecord,
@@ -86,7 +86,10 @@ class ExitReason(enum.Enum):
         2,
         "an engine rejected a setting (option, variant): its error quoted, the game not played",
     )
-    ENGINE_FAILURE = (3, "an engine failed without --recover: resume after fixing it")
+    ENGINE_FAILURE = (
+        3,
+        "an engine failed without --recover, or could not be started: resume after fixing it",
+    )
     CLUSTER_FAILURE = (
         4,
         "the cluster failed (its scheduler went away, a worker cannot play): finished games "
@@ -581,6 +584,9 @@ class Match:
                     with self.lock:
                         self._stop(ExitReason.ENGINE_REJECTED, str(exc))
                     return
+                except EngineNotStarted as exc:
+                    self.not_started(exc)
+                    return
                 if self.aborting:
                     return
                 self.finish(report, keeper.settle(report))
@@ -590,6 +596,14 @@ class Match:
                 self._stop(ExitReason.REFEREE_ERROR, f"referee error: {exc!r}")
         finally:
             keeper.close()
+
+    def not_started(self, exc: EngineNotStarted) -> None:
+        """An engine of a game never became ready (from an executor): the game is not recorded
+        and the match stops, also with ``--recover`` (restarting an engine that cannot start
+        would only forfeit every game left)."""
+        with self.lock:
+            if not self.aborting:
+                self._stop(ExitReason.ENGINE_FAILURE, f"engine failure: {exc}")
 
     def finish(self, report: GameReport, failure: str | None) -> None:
         """One finished game (from an executor): record it, count it, print it, and stop the
