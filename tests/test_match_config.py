@@ -135,6 +135,18 @@ SECONDS = "must be a finite number of seconds from"
             ["--openings", "plies=9999"],
             "--openings plies=9999: must be a whole number from 0 to 1000",
         ),
+        (
+            ["--openings", "none", "plies=3"],
+            "--openings none: plies= does not apply (it is for random or file openings)",
+        ),
+        (
+            ["--openings", "random", "order=random"],
+            "--openings random: order= does not apply (it is for file= openings)",
+        ),
+        (
+            ["--openings", "file=book.txt", "plies=x"],
+            "--openings plies=x: must be a whole number from 0 to 1000",
+        ),
         (["--sprt", "elo0=0"], "--sprt: give elo0= and elo1= together (or neither, for"),
         (["--sprt", "elo1=10"], "--sprt: give elo0= and elo1= together (or neither, for"),
         (
@@ -366,6 +378,24 @@ def test_help(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli([*TWO, flag], capsys)
     assert code == 0 and err == "" and out.startswith("Usage: zengine match")
     assert "Exit codes:" in out
+
+
+def test_the_adjudication_defaults_are_those_the_help_and_the_docs_state(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # --resign and --draw alone use defaults: what they are must be written somewhere.
+    adjudication = parse_command_line([*TWO, "--resign", "--draw"]).adjudication
+    assert adjudication.resign is not None and adjudication.draw is not None
+    resign = f"movecount={adjudication.resign.movecount} score={adjudication.resign.score}"
+    draw = (
+        f"movenumber={adjudication.draw.movenumber} movecount={adjudication.draw.movecount}"
+        f" score={adjudication.draw.score}"
+    )
+    _, out, _ = cli([*TWO, "--help"], capsys)
+    docs = (Path(__file__).parent.parent / "docs" / "referee.md").read_text()
+    for text in (out, docs):
+        assert "movecount=N score=CP [twosided=true]" in text
+        assert resign in text and draw in text
 
 
 def test_a_folder_starting_with_a_dash_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:

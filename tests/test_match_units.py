@@ -451,6 +451,29 @@ def test_openings_file(tmp_path):
     assert openings_for(rules, setting, 4, 1) == [book[1], book[2], book[0], book[1]]
 
 
+def test_openings_file_plies_cuts_each_line(tmp_path):
+    # cutechess's plies=: at most N plies of each line; a position has no moves to cut.
+    rules = make_rules("zola")
+    start = "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"
+    path = tmp_path / "book.txt"
+    path.write_text(f"b4xb3 f5xf4 a5xb5\n{start}\n{start} moves a1xa2 b1xa2\n")
+    cfg = parse_command_line(
+        ["--engine", "depth=1", "--engine", "depth=1", "--openings", f"file={path}", "plies=1"]
+    )
+    assert cfg.openings.file_plies == 1 and cfg.openings.text().endswith(" plies=1")
+    assert MatchConfig.from_json(json.loads(json.dumps(cfg.to_json()))) == cfg
+    assert openings_for(rules, cfg.openings, 3, 1) == [
+        Opening(None, ("b4xb3",)),
+        Opening(start, ()),
+        Opening(start, ("a1xa2",)),
+    ]
+    # Without plies= (and in a config.json of an earlier version) the lines are whole.
+    whole = replace(cfg.openings, file_plies=None)
+    assert "plies" not in whole.to_json()
+    assert OpeningsConfig.from_json(whole.to_json()) == whole
+    assert openings_for(rules, whole, 1, 1) == [Opening(None, ("b4xb3", "f5xf4", "a5xb5"))]
+
+
 def test_openings_file_bad_line(tmp_path):
     path = tmp_path / "book.txt"
     path.write_text("a1xa2\nnonsense here\n")

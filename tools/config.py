@@ -574,19 +574,23 @@ class OpeningsKind(enum.Enum):
 @dataclass(frozen=True)
 class OpeningsConfig:
     """``--openings``: random lines of ``plies`` plies, the lines of a ``file`` (in ``order``
-    from line ``start``), or none (every game from the start position)."""
+    from line ``start``, each line's moves cut to ``file_plies`` plies if given, as
+    cutechess's ``plies=``), or none (every game from the start position)."""
 
     kind: OpeningsKind = OpeningsKind.RANDOM
     plies: int = 4
     file: str | None = None
     order: str = "sequential"
     start: int = 1
+    #: ``file=PATH plies=N``: at most N plies of each line's moves (None: the whole line).
+    file_plies: int | None = None
 
     def __post_init__(self) -> None:
-        if not 0 <= self.plies <= MAX_OPENING_PLIES:
-            raise ConfigError(
-                f"--openings plies={self.plies}: must be a whole number from 0 to {MAX_OPENING_PLIES}"
-            )
+        for plies in (self.plies, self.file_plies):
+            if plies is not None and not 0 <= plies <= MAX_OPENING_PLIES:
+                raise ConfigError(
+                    f"--openings plies={plies}: must be a whole number from 0 to {MAX_OPENING_PLIES}"
+                )
         if self.kind is OpeningsKind.FILE and not self.file:
             raise ConfigError("--openings: file= needs a path")
         if self.order not in ("sequential", "random"):
@@ -602,14 +606,29 @@ class OpeningsConfig:
     def parse(words: list[str]) -> OpeningsConfig:
         kv = key_values("openings", words, bare=("random", "none", "startpos"))
         _no_extra("openings", kv, {"random", "none", "startpos", "file", "plies", "order", "start"})
+        plies = kv.get("plies")
         if "file" in kv:
             return OpeningsConfig(
                 OpeningsKind.FILE,
                 file=str(Path(kv["file"]).absolute()),
                 order=kv.get("order", "sequential"),
                 start=_int("--openings start=", kv.get("start", "1"), 1, MAX_GAMES),
+                file_plies=None
+                if plies is None
+                else _int("--openings plies=", plies, 0, MAX_OPENING_PLIES),
             )
-        if "none" in kv or "startpos" in kv:
+        # A key that does not apply is refused, not ignored: the user meant something by it.
+        none = "none" in kv or "startpos" in kv
+        unused = [
+            k for k in (("plies", "order", "start") if none else ("order", "start")) if k in kv
+        ]
+        if unused:
+            kind = "none" if none else "random"
+            raise ConfigError(
+                f"--openings {kind}: {unused[0]}= does not apply (it is for "
+                f"{'random or file' if unused[0] == 'plies' else 'file='} openings)"
+            )
+        if none:
             return OpeningsConfig(OpeningsKind.NONE)
         return OpeningsConfig(
             plies=_int("--openings plies=", kv.get("plies", "4"), 0, MAX_OPENING_PLIES)
@@ -619,14 +638,23 @@ class OpeningsConfig:
         if self.kind is OpeningsKind.RANDOM:
             return f"random plies={self.plies}"
         if self.kind is OpeningsKind.FILE:
-            return f"file={self.file} order={self.order}"
+            cut = "" if self.file_plies is None else f" plies={self.file_plies}"
+            return f"file={self.file} order={self.order}{cut}"
         return "none (start position)"
 
     def to_json(self) -> dict[str, Any]:
         if self.kind is OpeningsKind.RANDOM:
             return {"kind": "random", "plies": self.plies}
         if self.kind is OpeningsKind.FILE:
-            return {"kind": "file", "file": self.file, "order": self.order, "start": self.start}
+            data: dict[str, Any] = {
+                "kind": "file",
+                "file": self.file,
+                "order": self.order,
+                "start": self.start,
+            }
+            if self.file_plies is not None:
+                data["plies"] = self.file_plies
+            return data
         return {"kind": "none"}
 
     @staticmethod
@@ -635,12 +663,16 @@ class OpeningsConfig:
             kind = OpeningsKind(data.get("kind", "none"))
         except ValueError:
             raise ConfigError(f"unknown openings kind '{_shown(str(data.get('kind')))}'") from None
+        # A file's "plies" cuts its lines (absent in older folders: whole lines).
+        file_kind = kind is OpeningsKind.FILE
+        plies = _int("openings plies=", str(data.get("plies", 4)), 0, MAX_OPENING_PLIES)
         return OpeningsConfig(
             kind,
-            plies=_int("openings plies=", str(data.get("plies", 4)), 0, MAX_OPENING_PLIES),
+            plies=4 if file_kind else plies,
             file=None if data.get("file") is None else str(data["file"]),
             order=str(data.get("order", "sequential")),
             start=_int("openings start=", str(data.get("start", 1)), 1, MAX_GAMES),
+            file_plies=plies if file_kind and "plies" in data else None,
         )
 
 

@@ -160,12 +160,15 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --games N --rounds N    games per encounter per round (pairs, colours swapped)
 --tournament T          round-robin (default) or gauntlet (first engine vs the others)
 --concurrency N         games at once, each with its own engine processes
---openings random plies=N | file=PATH [order=sequential|random] [start=K] | none
+--openings random plies=N | file=PATH [order=sequential|random] [start=K]
+                        [plies=N] (at most N plies of each line) | none
 --seed N                the schedule's seed (drawn and printed if absent)
 --ratinginterval N      an Elo line every N games (default 10, 0 = none)
 --maxplies N            draw after N plies (default 1000, 0 = off)
 --resign movecount=N score=CP [twosided=true]
+                        (defaults movecount=3 score=1000)
 --draw movenumber=N movecount=N score=CP
+                        (defaults movenumber=40 movecount=8 score=10)
 --sprt elo0=E0 elo1=E1 alpha=A beta=B   stop when decided (two engines)
 --recover               restart a crashed engine and go on
 --timeout start=S ready=S move=S grace=S   uciok, readyok, untimed move, clock grace

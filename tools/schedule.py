@@ -122,11 +122,13 @@ def _book_lines(path: str) -> list[str]:
         raise OpeningError(f"{path}:{number}: not UTF-8 text") from None
 
 
-def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
+def read_openings(rules: Rules, path: str, plies: int | None = None) -> tuple[list[Opening], int]:
     """The usable openings of a file (blank and ``#`` lines ignored) and how many ended the game.
 
     A line that is no position and no legal move sequence is an error (with its line number):
-    a typo should not silently shrink the opening book.
+    a typo should not silently shrink the opening book. With ``plies``, each line's moves are
+    cut to that many (cutechess's ``plies=``; the whole line is checked first, so a typo past
+    the cut is still an error).
     """
     openings: list[Opening] = []
     finished = 0
@@ -137,6 +139,8 @@ def read_openings(rules: Rules, path: str) -> tuple[list[Opening], int]:
             opening = parse_opening_line(rules, line)
         except (GameError, OpeningError) as exc:
             raise OpeningError(f"{path}:{number}: {exc}") from None
+        if plies is not None and len(opening.moves) > plies:
+            opening = Opening(opening.fen, opening.moves[:plies])
         if opening.state(rules).is_over():
             finished += 1
             continue
@@ -267,7 +271,7 @@ def opening_source(rules: Rules, setting: OpeningsConfig, seed: int) -> Callable
     ``Random(f"{seed}:{i}")`` (independent of how many are drawn; the last few are kept, as
     the two games of a pair and the encounters of a round ask for the same one). File: the
     file's lines from line ``start`` (1-based), cycled; ``order=random`` shuffles them with
-    the seed (the file is read here, once).
+    the seed (the file is read here, once); ``plies=`` cuts each line's moves.
     """
     if setting.kind is OpeningsKind.NONE:
         start = Opening(None, ())
@@ -280,7 +284,7 @@ def opening_source(rules: Rules, setting: OpeningsConfig, seed: int) -> Callable
 
         return drawn
     assert setting.file is not None  # OpeningsConfig checks it
-    book, _ = read_openings(rules, setting.file)
+    book, _ = read_openings(rules, setting.file, setting.file_plies)
     if setting.order == "random":
         random.Random(f"{seed}:book").shuffle(book)
     first = setting.start - 1
