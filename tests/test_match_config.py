@@ -398,6 +398,11 @@ def test_the_adjudication_defaults_are_those_the_help_and_the_docs_state(
         assert resign in text and draw in text
 
 
+def test_a_name_given_twice_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(["--engine", "name=a", "--engine", "name=a", "--each", "depth=1"], capsys)
+    assert line == "--engine name=a: two engines are named so (give each its own name=)"
+
+
 def test_a_folder_starting_with_a_dash_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
     # -dashdir holds an h: read as letters it would be a request for help.
     assert refused(["--resume", "-dashdir"], capsys) == "--resume -dashdir: no such folder"

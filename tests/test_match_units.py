@@ -235,13 +235,37 @@ def test_command_line_engines_each_and_options():
     assert cfg.sprt == SprtConfig(0.0, 10.0, 0.05, 0.05)
 
 
-def test_same_names_are_told_apart():
+def test_same_automatic_names_are_told_apart():
+    cfg = parse_command_line(["--engine", "cmd=x", "--engine", "cmd=x", "--each", "depth=1"])
+    assert cfg.names == ("x-1", "x-2")
+    with pytest.raises(ConfigError, match="named 'x-1'"):
+        replace(cfg, engines=(cfg.engines[0], replace(cfg.engines[1], name="x-1")))
+    # A name= given is kept; the automatic names step around it.
     cfg = parse_command_line(
-        ["--engine", "cmd=x", "name=A", "depth=1", "--engine", "cmd=y", "name=A", "depth=1"]
+        ["--engine", "cmd=x", "--engine", "cmd=y", "name=x-1", "--engine", "cmd=x"]
+        + ["--each", "depth=1"]
     )
-    assert cfg.names == ("A-1", "A-2")
-    with pytest.raises(ConfigError, match="named 'A-1'"):
-        replace(cfg, engines=(cfg.engines[0], replace(cfg.engines[1], name="A-1")))
+    assert cfg.names == ("x-2", "x-1", "x-3")
+    cfg = parse_command_line(
+        ["--engine", "cmd=y", "name=x", "--engine", "cmd=x", "--each", "depth=1"]
+    )
+    assert cfg.names == ("x", "x-1")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--engine", "cmd=x", "name=A", "--engine", "cmd=y", "name=A"],
+        ["--engine", "cmd=x", "--engine", "cmd=y", "--each", "name=A"],
+    ],
+)
+def test_a_name_given_twice_is_refused(args):
+    # fastchess refuses it too: renaming it put names in the records nobody wrote.
+    with pytest.raises(ConfigError) as error:
+        parse_command_line([*args, "--each", "depth=1"])
+    assert str(error.value) == (
+        "--engine name=A: two engines are named so (give each its own name=)"
+    )
 
 
 def test_command_line_demo_defaults():

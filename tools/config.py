@@ -1073,14 +1073,27 @@ def _no_extra(option: str, kv: Mapping[str, str], allowed: set[str]) -> None:
         )
 
 
-def _dedupe(names: list[str]) -> list[str]:
-    """``zengine, zengine`` -> ``zengine-1, zengine-2``: names tell engines apart in records."""
+def _dedupe(names: list[str], explicit: list[bool]) -> list[str]:
+    """Names that tell engines apart in records. An automatic name (from the command, no
+    ``name=``) shared with another engine is numbered: ``zengine, zengine`` -> ``zengine-1,
+    zengine-2`` (skipping a number another engine is named). A ``name=`` the user gave is kept
+    as it is, and given twice it is refused, as fastchess does: renaming it would put a name
+    in the records that the user never wrote (and ``--each name=`` names every engine alike)."""
+    given = Counter(n for n, e in zip(names, explicit) if e)
+    twice = [n for n, count in given.items() if count > 1]
+    if twice:
+        raise ConfigError(
+            f"--engine name={_shown(twice[0])}: two engines are named so (give each its own name=)"
+        )
     counts = Counter(names)
+    taken = set(given)
     seen: Counter[str] = Counter()
     out = []
-    for name in names:
-        if counts[name] > 1:
+    for name, own in zip(names, explicit):
+        if not own and counts[name] > 1:
             seen[name] += 1
+            while f"{name}-{seen[name]}" in taken:
+                seen[name] += 1
             name = f"{name}-{seen[name]}"
         out.append(name)
     return out
@@ -1160,8 +1173,9 @@ def parse_command_line(args: list[str]) -> MatchConfig:
         settings.setdefault("games", DEMO_GAMES)
     if len(engines) == 1:
         raise ConfigError("one --engine given: give at least two (or none for the demonstration)")
-    configs = [engine_config({**each, **e}, timeouts) for e in engines]
-    names = _dedupe([c.name for c in configs])
+    merged = [{**each, **e} for e in engines]
+    configs = [engine_config(keys, timeouts) for keys in merged]
+    names = _dedupe([c.name for c in configs], [bool(keys.get("name")) for keys in merged])
     return MatchConfig(
         engines=tuple(replace(c, name=n) for c, n in zip(configs, names)),
         variant=settings.pop("variant", variant_names()[0]),
