@@ -1,5 +1,6 @@
 """Interrupting the referee (SIGINT, SIGKILL) and resuming: the same games, none twice."""
 
+import hashlib
 import json
 import signal
 import subprocess
@@ -106,3 +107,31 @@ def test_out_refuses_a_folder_of_other_files_and_takes_one_of_a_match_without_ga
     again = match_cli(*pair(fake()), *EACH, "--games", "2", "--out", str(ours))
     assert again.returncode == 0, again.stdout + again.stderr
     assert len(read_games(str(ours / "games.jsonl"))) == 2
+
+
+def test_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
+    # config.json keeps only the file's path: an edited file would give the schedule other
+    # openings, splitting pairs. Its digest is kept, and a resume checks it.
+    book = tmp_path / "book.txt"
+    lines = Path(__file__).parent.parent.joinpath("openings", "zola.txt").read_text().splitlines()
+    book.write_text("\n".join(lines[1:3]) + "\n")
+    out = tmp_path / "m"
+    first = match_cli(
+        *pair(fake()), *EACH, "--games", "2", "--openings", f"file={book}", "--out", str(out)
+    )
+    assert first.returncode == 0, first.stderr
+    config = json.loads((out / "config.json").read_text())
+    assert config["openings"]["sha256"] == hashlib.sha256(book.read_bytes()).hexdigest()
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "lock"}
+    book.write_text("\n".join(lines[2:4]) + "\n")
+    refused = match_cli("--resume", str(out))
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.strip().splitlines() == [
+        f"zengine match: error: openings file {book} changed since the match started; "
+        f"restore it (sha256 {config['openings']['sha256']}) or start a new match"
+    ]
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "lock"} == before
+    # A config.json of an earlier version has no digest: no check, as before.
+    del config["openings"]["sha256"]
+    (out / "config.json").write_text(json.dumps(config))
+    assert match_cli("--resume", str(out)).returncode == 0

@@ -584,6 +584,9 @@ class OpeningsConfig:
     start: int = 1
     #: ``file=PATH plies=N``: at most N plies of each line's moves (None: the whole line).
     file_plies: int | None = None
+    #: The SHA-256 (hex) of the file's bytes when the match started (None: not known, as in
+    #: the config.json of an earlier version); ``--resume`` refuses a file that changed.
+    digest: str | None = None
 
     def __post_init__(self) -> None:
         for plies in (self.plies, self.file_plies):
@@ -593,6 +596,8 @@ class OpeningsConfig:
                 )
         if self.kind is OpeningsKind.FILE and not self.file:
             raise ConfigError("--openings: file= needs a path")
+        if self.digest is not None and re.fullmatch(r"[0-9a-f]{64}", self.digest) is None:
+            raise ConfigError("openings sha256: must be 64 lowercase hexadecimal digits")
         if self.order not in ("sequential", "random"):
             raise ConfigError(
                 f"--openings order={_shown(self.order)}: must be sequential or random"
@@ -654,6 +659,8 @@ class OpeningsConfig:
             }
             if self.file_plies is not None:
                 data["plies"] = self.file_plies
+            if self.digest is not None:
+                data["sha256"] = self.digest
             return data
         return {"kind": "none"}
 
@@ -673,6 +680,7 @@ class OpeningsConfig:
             order=str(data.get("order", "sequential")),
             start=_int("openings start=", str(data.get("start", 1)), 1, MAX_GAMES),
             file_plies=plies if file_kind and "plies" in data else None,
+            digest=None if data.get("sha256") is None else str(data["sha256"]),
         )
 
 

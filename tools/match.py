@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+from zengine.engine.values import shown
 from zengine.engine.variants import variant_names
 from zengine.protocol.cli import fail
 from zengine.tools.config import (
     ConfigError,
     MatchConfig,
+    OpeningsKind,
     check_commands,
     parse_command_line,
     parse_concurrency,
@@ -46,7 +48,7 @@ from zengine.tools.runner import (
     read_config,
     write_config,
 )
-from zengine.tools.schedule import OpeningError, match_schedule
+from zengine.tools.schedule import OpeningError, match_schedule, openings_digest
 
 if TYPE_CHECKING:
     from zengine.tools.cluster import ClusterExecutor
@@ -92,11 +94,12 @@ def run_match(
                     config = replace(config, rating_interval=parse_rating_interval(words[0]))
             if executor is None:
                 check_commands(config.engines)
+            _check_openings_unchanged(config)
         else:
             config = parse_command_line(args)
             if not clusters:
                 check_commands(config.engines)
-            _check_openings(config)  # before the folder is made
+            config = _check_openings(config)  # before the folder is made
             executor = _connect(clusters)
             out_dir = new_out_dir(config.out)
             lock = FolderLock(out_dir)
@@ -142,11 +145,35 @@ def _connect(clusters: list[str]) -> ClusterExecutor | None:
     return connect(parse_cluster(clusters[-1]))
 
 
-def _check_openings(config: MatchConfig) -> None:
+def _check_openings(config: MatchConfig) -> MatchConfig:
+    """The configuration with its openings checked, and an openings file's digest kept."""
+    openings = config.openings
     try:
+        if openings.kind is OpeningsKind.FILE and openings.file is not None:
+            digest = openings_digest(openings.file)
+            config = replace(config, openings=replace(openings, digest=digest))
         match_schedule(config, config.make_rules())
     except OpeningError as exc:
         raise ConfigError(f"--openings: {exc}") from None
+    return config
+
+
+def _check_openings_unchanged(config: MatchConfig) -> None:
+    """On ``--resume``: the openings file is the one the match started with (the schedule is
+    a function of its lines: an edited file would split pairs and replay other openings).
+    Not checked for a folder of an earlier version, which kept no digest."""
+    openings = config.openings
+    if openings.kind is not OpeningsKind.FILE or openings.file is None or openings.digest is None:
+        return
+    try:
+        digest = openings_digest(openings.file)
+    except OpeningError as exc:
+        raise ConfigError(f"--openings: {exc}") from None
+    if digest != openings.digest:
+        raise ConfigError(
+            f"openings file {shown(openings.file, 300)} changed since the match started; "
+            f"restore it (sha256 {openings.digest}) or start a new match"
+        )
 
 
 HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style options).

@@ -9,6 +9,7 @@ moves. Each opening is played twice, back to back, with colours swapped: games `
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import random
 import stat
@@ -96,8 +97,15 @@ MAX_OPENINGS_BYTES = 64 * 1024 * 1024
 MAX_OPENING_LINE = 1_000_000
 
 
-def _book_lines(path: str) -> list[str]:
-    """The lines of an openings file, read with a size cap; OpeningError says why not."""
+def openings_digest(path: str) -> str:
+    """The SHA-256 (hex) of an openings file's bytes, stored in ``config.json`` when a match
+    starts: the schedule is a function of the file's lines, so a resume with an edited file
+    would pair games across different openings. OpeningError if it cannot be read."""
+    return hashlib.sha256(_book_bytes(path)).hexdigest()
+
+
+def _book_bytes(path: str) -> bytes:
+    """An openings file's bytes, read with a size cap; OpeningError says why not."""
     try:
         # Opened without waiting (a FIFO would wait for a writer), then checked on the open
         # file: a FIFO or a device (/dev/zero) is refused unread.
@@ -111,6 +119,12 @@ def _book_lines(path: str) -> list[str]:
         raise OpeningError(
             f"openings file '{path}' is larger than {MAX_OPENINGS_BYTES // 2**20} MiB"
         )
+    return data
+
+
+def _book_lines(path: str) -> list[str]:
+    """The lines of an openings file, read with a size cap; OpeningError says why not."""
+    data = _book_bytes(path)
     lines = data.split(b"\n")
     for number, line in enumerate(lines, 1):
         if len(line) > MAX_OPENING_LINE:
