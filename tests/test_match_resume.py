@@ -2,11 +2,23 @@
 
 import hashlib
 import json
+import shlex
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
-from fake_match import fake, match_cli, pair, running, start_match, wait_for_games, wait_until_gone
+from fake_match import (
+    FAKE,
+    MATCH_CLI,
+    fake,
+    match_cli,
+    pair,
+    running,
+    start_match,
+    wait_for_games,
+    wait_until_gone,
+)
 
 from zengine.tools.records import read_games
 
@@ -135,3 +147,31 @@ def test_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
     del config["openings"]["sha256"]
     (out / "config.json").write_text(json.dumps(config))
     assert match_cli("--resume", str(out)).returncode == 0
+
+
+def test_resume_from_another_directory_runs_relative_commands_from_the_start_one(tmp_path):
+    # cmd=./eng.sh was resolved against the current directory: a resume from elsewhere
+    # could not find it. It cannot start while ./broken exists (the match stops unplayed).
+    start_dir, elsewhere = tmp_path / "start", tmp_path / "elsewhere"
+    start_dir.mkdir()
+    elsewhere.mkdir()
+    (start_dir / "broken").touch()
+    script = start_dir / "eng.sh"
+    script.write_text(
+        f"#!/bin/sh\n[ -e broken ] && exit 7\nexec {shlex.join([sys.executable, str(FAKE)])}\n"
+    )
+    script.chmod(0o755)
+    engines = ("--engine", "cmd=./eng.sh", "name=A", "--engine", "cmd=./eng.sh", "name=B")
+
+    def zengine(where: Path, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*MATCH_CLI, *args], cwd=where, capture_output=True, text=True, timeout=120
+        )
+
+    first = zengine(start_dir, *engines, *EACH, "--games", "2", "--out", "m")
+    assert first.returncode == 3, first.stdout + first.stderr
+    (start_dir / "broken").unlink()
+    done = zengine(elsewhere, "--resume", str(start_dir / "m"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(read_games(str(start_dir / "m" / "games.jsonl"))) == 2
+    assert json.loads((start_dir / "m" / "config.json").read_text())["start_dir"] == str(start_dir)

@@ -808,6 +808,10 @@ class MatchConfig:
     debug: bool = False
     #: Games between the live Elo lines (``--ratinginterval``; 0 = none).
     rating_interval: int = 10
+    #: The directory the match was started from (absolute; None in the config.json of an
+    #: earlier version): relative commands and ``dir=`` were run from there, and a resume
+    #: from elsewhere runs them from there again (:meth:`in_start_dir`).
+    start_dir: str | None = None
 
     def __post_init__(self) -> None:
         if len(self.engines) < 2:
@@ -869,6 +873,7 @@ class MatchConfig:
             "event": self.event,
             "debug": self.debug,
             "ratinginterval": self.rating_interval,
+            "start_dir": self.start_dir,
         }
 
     @staticmethod
@@ -909,7 +914,23 @@ class MatchConfig:
             debug=_json_bool(data, "debug"),
             # Older folders have none: the default.
             rating_interval=_json_int({"ratinginterval": 10, **data}, "ratinginterval"),
+            start_dir=None if data.get("start_dir") is None else _text(data, "start_dir"),
         )
+
+    def in_start_dir(self) -> MatchConfig:
+        """The engines as run from the directory the match was started from (for a resume on
+        this machine, from wherever it is run): each engine's working directory is that
+        directory (or its ``dir=`` taken from there), so a relative ``cmd=`` or ``dir=``
+        means what it meant at the start. Unchanged when the directory is not known (an
+        earlier version's folder) or is gone."""
+        start = self.start_dir
+        if start is None or not os.path.isdir(start):
+            return self
+        engines = tuple(
+            replace(e, workdir=os.path.join(start, e.workdir) if e.workdir else start)
+            for e in self.engines
+        )
+        return replace(self, engines=engines)
 
 
 # --- config.json helpers: a wrong type is a ConfigError, never a TypeError ------------------------

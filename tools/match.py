@@ -92,7 +92,8 @@ def run_match(
                     config = replace(config, concurrency=parse_concurrency(words[0]))
                 elif name == "ratinginterval":
                     config = replace(config, rating_interval=parse_rating_interval(words[0]))
-            if executor is None:
+            if executor is None:  # on a cluster, commands are the workers' (docs/referee.md)
+                config = config.in_start_dir()
                 check_commands(config.engines)
             _check_openings_unchanged(config)
         else:
@@ -104,7 +105,7 @@ def run_match(
             out_dir = new_out_dir(config.out)
             lock = FolderLock(out_dir)
             check_unused(out_dir)
-            config = replace(config, out=str(out_dir))
+            config = replace(config, out=str(out_dir), start_dir=_current_dir())
             try:
                 write_config(config, out_dir)
             except OSError as exc:
@@ -134,6 +135,14 @@ def run_match(
             lock.release()
         if executor is not None:
             executor.close()
+
+
+def _current_dir() -> str | None:
+    """The current directory, kept for a resume from elsewhere (None if it was removed)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _connect(clusters: list[str]) -> ClusterExecutor | None:
