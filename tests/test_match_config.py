@@ -403,6 +403,19 @@ def test_a_name_given_twice_is_one_line(capsys: pytest.CaptureFixture[str]) -> N
     assert line == "--engine name=a: two engines are named so (give each its own name=)"
 
 
+def test_errors_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # An option misspelt after an engine's words is an unknown option, as after --games 2.
+    unknown = refused(["--engine", "depth=1", "-repeat"], capsys)
+    assert unknown.startswith("unknown option '-repeat' (known: --engine, ")
+    assert refused([*TWO, "-repeat"], capsys) == unknown
+    # A file is not a folder that is missing.
+    (tmp_path / "afile").write_text("x\n")
+    assert refused(["--resume", "afile"], capsys) == "--resume afile: not a folder"
+    # file= with nothing after it named the current directory.
+    line = refused([*TWO, "--openings", "file="], capsys)
+    assert line == "--openings file=: the file name is empty"
+
+
 def test_a_folder_starting_with_a_dash_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
     # -dashdir holds an h: read as letters it would be a request for help.
     assert refused(["--resume", "-dashdir"], capsys) == "--resume -dashdir: no such folder"

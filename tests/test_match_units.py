@@ -505,6 +505,26 @@ def test_openings_file_bad_line(tmp_path):
         read_openings(make_rules("zola"), str(path))
 
 
+def test_openings_file_with_a_byte_order_mark_or_a_wrong_move(tmp_path):
+    rules = make_rules("zola")
+    path = tmp_path / "book.txt"
+    path.write_bytes("\ufeffb4xb3 f5xf4 a5xb5 c4xd4\n".encode())
+    assert read_openings(rules, str(path))[0] == [
+        Opening(None, ("b4xb3", "f5xf4", "a5xb5", "c4xd4"))
+    ]
+    # A line of moves with one wrong names that move, not the position string it is not.
+    path.write_text("b4xb3 f5xf4 a5xb5 c4xd4\nb4xb3 f5xf4 zz9 c4xd4\n")
+    with pytest.raises(ValueError) as error:
+        read_openings(rules, str(path))
+    assert str(error.value) == (
+        f"{path}:2: move 3 of the line: 'zz9' is no zola move (expected e.g. c3-b2, a1xa2 or"
+        " pass); nor is the line a position string"
+    )
+    path.write_text("b4xb3 f5xf4 b4xb3\n")
+    with pytest.raises(ValueError, match=r"book.txt:1: move 3 of the line: illegal move 'b4xb3'"):
+        read_openings(rules, str(path))
+
+
 def test_opening_line_kinds():
     rules = make_rules("zhadu")
     assert parse_opening_line(rules, "1@a0 2@h0").moves == ("1@a0", "2@h0")

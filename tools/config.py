@@ -613,6 +613,8 @@ class OpeningsConfig:
         _no_extra("openings", kv, {"random", "none", "startpos", "file", "plies", "order", "start"})
         plies = kv.get("plies")
         if "file" in kv:
+            if not kv["file"].strip():  # it would name the current directory
+                raise ConfigError("--openings file=: the file name is empty")
             return OpeningsConfig(
                 OpeningsKind.FILE,
                 file=str(Path(kv["file"]).absolute()),
@@ -1053,9 +1055,7 @@ def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
             raise ConfigError(f"unexpected argument '{_shown(token)}' (options start with --)")
         name = token.lstrip("-").lower()
         if name not in OPTIONS:
-            raise ConfigError(
-                f"unknown option '{_shown(token)}' (known: {', '.join('--' + o for o in OPTIONS)})"
-            )
+            raise ConfigError(_unknown_option(token))
         arity = OPTIONS[name]
         i += 1
         words: list[str] = []
@@ -1068,6 +1068,10 @@ def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
             raise ConfigError(f"--{name} needs {arity} value{'s' if arity > 1 else ''}")
         out.append((name, words))
     return out
+
+
+def _unknown_option(token: str) -> str:
+    return f"unknown option '{_shown(token)}' (known: {', '.join('--' + o for o in OPTIONS)})"
 
 
 def _is_option(token: str) -> bool:
@@ -1085,6 +1089,8 @@ def key_values(option: str, words: list[str], bare: tuple[str, ...] = ()) -> dic
             if word.lower() in bare:
                 out[word.lower()] = ""
                 continue
+            if word.startswith("-"):  # an option misspelt: say so, as after other options
+                raise ConfigError(_unknown_option(word))
             raise ConfigError(f"--{option}: '{_shown(word)}' is not key=value")
         if not key:
             raise ConfigError(f"--{option}: '{_shown(word)}' has no key")

@@ -83,7 +83,9 @@ def run_match(
                 raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
             out_dir = Path(resume[0][0])
             if not out_dir.is_dir():
-                raise ConfigError(f"--resume {out_dir}: no such folder")
+                # A file there is not "missing": say what it is not.
+                what = "not a folder" if out_dir.exists() else "no such folder"
+                raise ConfigError(f"--resume {shown(str(out_dir), 300)}: {what}")
             executor = _connect(clusters)
             lock = FolderLock(out_dir)
             config = read_config(out_dir)

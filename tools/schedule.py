@@ -80,13 +80,21 @@ def parse_opening_line(rules: Rules, line: str) -> Opening:
         rules.parse_position(text)
         return Opening(text, ())
     except GameError as position_error:
+        moves = tuple(text.split())
         try:
-            opening = Opening(None, tuple(text.split()))
+            opening = Opening(None, moves)
             opening.state(rules)
             return opening
-        except GameError:
+        except GameError as move_error:
+            index = getattr(move_error, "index", None)  # set by play_texts: the failing move
+            if index is None or (index == 0 and len(moves) <= 2):
+                # One or two words that are no move either: most likely a position string.
+                raise OpeningError(
+                    f"neither a position string ({position_error}) nor legal moves from the start"
+                ) from None
+            # A line of moves with one wrong: name it, not the position string it is not.
             raise OpeningError(
-                f"neither a position string ({position_error}) nor legal moves from the start"
+                f"move {index + 1} of the line: {move_error}; nor is the line a position string"
             ) from None
 
 
@@ -130,7 +138,8 @@ def _book_lines(path: str) -> list[str]:
         if len(line) > MAX_OPENING_LINE:
             raise OpeningError(f"{path}:{number}: a line longer than {MAX_OPENING_LINE} characters")
     try:
-        return data.decode("utf-8").split("\n")
+        # A byte order mark (some editors write one) is no part of the first line.
+        return data.decode("utf-8").removeprefix("\ufeff").split("\n")
     except UnicodeDecodeError as exc:
         number = data.count(b"\n", 0, exc.start) + 1
         raise OpeningError(f"{path}:{number}: not UTF-8 text") from None
