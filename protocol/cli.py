@@ -295,6 +295,11 @@ def _reported(call: Callable[[], Any], prog_name: str) -> NoReturn:
         fail(exc.command_path, exc.reason, 1)
     except (click.Abort, KeyboardInterrupt):
         interrupted(prog_name)
+    except OSError as exc:
+        # Output written while click parses, before any command runs (--help, --version), to
+        # a stdout that is closed or full; click itself ends quietly only for a closed pipe.
+        _drop_output()
+        fail(prog_name, exc.strerror or str(exc), 1)
     sys.exit(code if isinstance(code, int) else 0)
 
 

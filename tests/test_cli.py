@@ -181,6 +181,9 @@ def _close(fd: int) -> Callable[[], None]:
         ["svg"],
         ["strength", "--games", "2", "--pairing", "random", "--variant", "zola", "--movetime", "1"],
         [],
+        ["--help"],
+        ["--version"],
+        ["perft", "--help"],
     ],
 )
 def test_closed_stdout_is_one_line(args: list[str]) -> None:
@@ -194,8 +197,27 @@ def test_closed_stdout_is_one_line(args: list[str]) -> None:
         timeout=DEADLINE,
         text=True,
     )
-    where = " ".join(["zengine", *args[:1]])
+    # --help and --version print while click parses, before any command runs (a traceback).
+    where = " ".join(["zengine", *[arg for arg in args[:1] if not arg.startswith("-")]])
     assert (proc.returncode, proc.stderr) == (1, f"{where}: error: standard output is closed\n")
+
+
+def test_closed_stdout_of_a_match_is_one_line(tmp_path) -> None:
+    # The match stopped as on a full disk, and said so only on the stdout that was closed.
+    folder = tmp_path / "m"
+    proc = subprocess.run(
+        [*ZENGINE, "match", "--engine", "depth=1", "--engine", "depth=1", "--games", "2"]
+        + ["--out", str(folder)],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=_close(1),
+        timeout=DEADLINE,
+        text=True,
+    )
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        "zengine match: error: cannot write the output: standard output is closed\n",
+    )
 
 
 def test_closed_stdin_of_the_protocol_is_one_line() -> None:

@@ -258,6 +258,10 @@ def match_command(ctx: click.Context, args: tuple[str, ...]) -> None:
         sys.exit(ExitReason.INTERRUPTED.code)
     finally:
         _settle_stdout()
+    if result.reason is ExitReason.WRITE_FAILED:
+        # What failed may be stdout itself (closed, or on a full disk): its Stopped line then
+        # reached nobody, so the reason is also the one line on stderr.
+        fail(where, str(result.summary.get("stopped") or result.reason.meaning), result.exit_code)
     sys.exit(result.exit_code)
 
 
