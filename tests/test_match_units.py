@@ -523,6 +523,11 @@ def test_openings_file_with_a_byte_order_mark_or_a_wrong_move(tmp_path):
     path.write_text("b4xb3 f5xf4 b4xb3\n")
     with pytest.raises(ValueError, match=r"book.txt:1: move 3 of the line: illegal move 'b4xb3'"):
         read_openings(rules, str(path))
+    # A Zhadu position string (5 fields) with one wrong keeps its own error.
+    zhadu = tmp_path / "zhadu.txt"
+    zhadu.write_text("-/- q -/- 0 0\n")
+    with pytest.raises(ValueError, match=r"neither a position string \(.*'w' or 'b'"):
+        read_openings(make_rules("zhadu"), str(zhadu))
 
 
 def test_opening_line_kinds():

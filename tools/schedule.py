@@ -87,8 +87,9 @@ def parse_opening_line(rules: Rules, line: str) -> Opening:
             return opening
         except GameError as move_error:
             index = getattr(move_error, "index", None)  # set by play_texts: the failing move
-            if index is None or (index == 0 and len(moves) <= 2):
-                # One or two words that are no move either: most likely a position string.
+            if index is None or index == 0:
+                # Its first word is no move either: most likely a position string (of any
+                # number of fields: Zola's has 2, Zhadu's 5), whose own error says more.
                 raise OpeningError(
                     f"neither a position string ({position_error}) nor legal moves from the start"
                 ) from None
