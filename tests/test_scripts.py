@@ -233,7 +233,14 @@ def test_baseline_first_installs_at_once(tmp_path: Path) -> None:
             "zola",
             "TC=bogus: must be [moves/]base[+inc] in seconds, base maybe m:ss (e.g. 5+0.05, 1:30+1)",
         ),
-        ({"CONCURRENCY": "0"}, "zola", "CONCURRENCY=0: must be a number of games from 1 to 999"),
+        (
+            {"TC": "0/5"},
+            "zola",
+            "TC=0/5: must be [moves/]base[+inc] in seconds, base maybe m:ss (e.g. 5+0.05, 1:30+1)",
+        ),
+        ({"CONCURRENCY": "0"}, "zola", "CONCURRENCY=0: must be a number of games from 1 to 64"),
+        # The referee's limit (tools/config.py, MAX_CONCURRENCY).
+        ({"CONCURRENCY": "65"}, "zola", "CONCURRENCY=65: must be a number of games from 1 to 64"),
     ],
 )
 def test_strength_vs_baseline_checks_settings_first(
@@ -388,3 +395,10 @@ def test_compare_builds_refuses_a_name_given_twice(tmp_path: Path) -> None:
     done = _compare_builds(f"x={sys.executable}", f"x={python}")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "compare_builds.py: error: build name 'x' given twice\n"
+
+
+def test_strength_vs_baseline_caps_concurrency_as_the_referee() -> None:
+    from zengine.tools.config import MAX_CONCURRENCY
+
+    script = (ROOT / "scripts" / "strength-vs-baseline").read_text()
+    assert f"$concurrency -le {MAX_CONCURRENCY} ]]" in script
