@@ -147,6 +147,14 @@ SECONDS = "must be a finite number of seconds from"
             ["--openings", "file=book.txt", "plies=x"],
             "--openings plies=x: must be a whole number from 0 to 1000",
         ),
+        (
+            ["--openings", "none", "file=book.txt"],
+            "--openings: none and file= do not go together",
+        ),
+        (
+            ["--openings", "random", "plies=2", "file=book.txt"],
+            "--openings: random and file= do not go together",
+        ),
         (["--sprt", "elo0=0"], "--sprt: give elo0= and elo1= together (or neither, for"),
         (["--sprt", "elo1=10"], "--sprt: give elo0= and elo1= together (or neither, for"),
         (

@@ -613,6 +613,9 @@ class OpeningsConfig:
         _no_extra("openings", kv, {"random", "none", "startpos", "file", "plies", "order", "start"})
         plies = kv.get("plies")
         if "file" in kv:
+            kinds = [k for k in ("random", "none", "startpos") if k in kv]
+            if kinds:  # two kinds of openings: which one was meant is not ours to guess
+                raise ConfigError(f"--openings: {kinds[0]} and file= do not go together")
             if not kv["file"].strip():  # it would name the current directory
                 raise ConfigError("--openings file=: the file name is empty")
             return OpeningsConfig(
