@@ -250,6 +250,11 @@ def test_same_automatic_names_are_told_apart():
         ["--engine", "cmd=y", "name=x", "--engine", "cmd=x", "--each", "depth=1"]
     )
     assert cfg.names == ("x", "x-1")
+    # ... and around an automatic name used once that looks numbered (./x-1 is named x-1).
+    cfg = parse_command_line(
+        ["--engine", "cmd=x", "--engine", "cmd=x", "--engine", "cmd=./x-1", "--each", "depth=1"]
+    )
+    assert cfg.names == ("x-2", "x-3", "x-1")
 
 
 @pytest.mark.parametrize(

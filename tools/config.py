@@ -1114,7 +1114,7 @@ def _no_extra(option: str, kv: Mapping[str, str], allowed: set[str]) -> None:
 def _dedupe(names: list[str], explicit: list[bool]) -> list[str]:
     """Names that tell engines apart in records. An automatic name (from the command, no
     ``name=``) shared with another engine is numbered: ``zengine, zengine`` -> ``zengine-1,
-    zengine-2`` (skipping a number another engine is named). A ``name=`` the user gave is kept
+    zengine-2`` (skipping any name another engine has). A ``name=`` the user gave is kept
     as it is, and given twice it is refused, as fastchess does: renaming it would put a name
     in the records that the user never wrote (and ``--each name=`` names every engine alike)."""
     given = Counter(n for n, e in zip(names, explicit) if e)
@@ -1124,7 +1124,9 @@ def _dedupe(names: list[str], explicit: list[bool]) -> list[str]:
             f"--engine name={_shown(twice[0])}: two engines are named so (give each its own name=)"
         )
     counts = Counter(names)
-    taken = set(given)
+    # Every name that stays as it is: the given ones and the automatic ones used once (an
+    # engine whose command is ./x-1 is named x-1 too).
+    taken = set(given) | {n for n, e in zip(names, explicit) if not e and counts[n] == 1}
     seen: Counter[str] = Counter()
     out = []
     for name, own in zip(names, explicit):
@@ -1133,6 +1135,7 @@ def _dedupe(names: list[str], explicit: list[bool]) -> list[str]:
             while f"{name}-{seen[name]}" in taken:
                 seen[name] += 1
             name = f"{name}-{seen[name]}"
+            taken.add(name)
         out.append(name)
     return out
 
