@@ -106,7 +106,7 @@ def test_out_refuses_a_folder_of_other_files_and_takes_one_of_a_match_without_ga
         "would overwrite; give a new folder"
     ]
     assert (theirs / "games.pgn").read_text() == '[Event "mine"]\n\n1. e4 e5 *\n'
-    assert sorted(p.name for p in theirs.iterdir()) == ["games.pgn", "lock", "summary.json"]
+    assert sorted(p.name for p in theirs.iterdir()) == ["games.pgn", "summary.json"]
     # A match that stopped before its first game (an option its engine refused): started
     # again there with the option mended.
     ours = tmp_path / "ours"

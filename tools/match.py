@@ -43,6 +43,7 @@ from zengine.tools.runner import (
     FolderLock,
     Match,
     RunResult,
+    check_not_foreign,
     check_unused,
     new_out_dir,
     read_config,
@@ -105,6 +106,7 @@ def run_match(
             config = _check_openings(config)  # before the folder is made
             executor = _connect(clusters)
             out_dir = new_out_dir(config.out)
+            check_not_foreign(out_dir)
             lock = FolderLock(out_dir)
             check_unused(out_dir)
             config = replace(config, out=str(out_dir), start_dir=_current_dir())

@@ -759,8 +759,12 @@ def check_unused(out_dir: Path) -> None:
             f"--out {out_dir}: it already holds games; use --resume {shlex.quote(str(out_dir))} "
             "to continue it"
         )
-    # No games: a match that ended before its first game may be started again there, but
-    # files of any other origin (a games.pgn of cutechess's, say) are not overwritten.
+
+
+def check_not_foreign(out_dir: Path) -> None:
+    """A new match may write into a folder of a match that ended before its first game, but
+    does not overwrite files of any other origin (a games.pgn of cutechess's, say). Checked
+    before the folder's lock is taken, so that a refused folder is left as it was."""
     try:
         read_config(out_dir)
         return
