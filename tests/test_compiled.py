@@ -1,11 +1,10 @@
 """The compiled build: which build the suite runs against, and the build hook's clear refusals.
 
 ``ZENGINE_EXPECT_COMPILED=1`` (a run against the compiled build, after ``ZENGINE_COMPILE=1 pip
-install .``; docs/search.md, "Compiled build") makes the suite fail unless every module
+install '.[test]'``; docs/search.md, "Compiled build") makes the suite fail unless every module
 pyproject.toml lists for mypyc was loaded as a compiled extension, so that run cannot pass by
-testing the pure-Python files; ``=0`` (CI's run: CI tests the pure build, the reference, and
-not the experimental compiled one) makes it fail if any of them was, so the reference run
-cannot pass on stray compiled modules.
+testing the pure-Python files; ``=0`` makes it fail if any of them was, so the run of the pure
+build, the reference, cannot pass on stray compiled modules. CI (.ci/run) makes both runs.
 """
 
 from __future__ import annotations
