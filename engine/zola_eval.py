@@ -300,6 +300,9 @@ def evaluate_words(state: ZolaState) -> int:
     h1: i64 = 0
     q0: i64 = 0
     q1: i64 = 0
+    # The directions of a positive shift, then those of a negative one: the two loops differ
+    # only in how the front moves (carries up from the low word, or down from the high one),
+    # kept apart so that each is straight-line code without a test per square.
     for shift, s0, s1, runs in t.up:
         by: i64 = shift
         carry: i64 = half - by

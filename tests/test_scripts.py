@@ -15,6 +15,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _script(name: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``scripts/<name> args`` run to its end with ``env``: exit code, stdout, stderr."""
+    return subprocess.run(
+        ["bash", str(ROOT / "scripts" / name), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="the script finds the checkout with git")
 def test_strength_vs_baseline_needs_zengine_on_path(tmp_path: Path) -> None:
     # Without zengine on PATH it says what to do and stops before installing the baseline.
@@ -22,13 +33,7 @@ def test_strength_vs_baseline_needs_zengine_on_path(tmp_path: Path) -> None:
     env = {"PATH": f"{git}:/usr/bin:/bin", "HOME": str(tmp_path)}
     if shutil.which("zengine", path=env["PATH"]):
         pytest.skip("a zengine is installed system-wide")
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "strength-vs-baseline"), "zola"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    done = _script("strength-vs-baseline", "zola", env=env)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "error: no zengine on PATH: install this checkout (pip install -e .) and activate its"
@@ -251,13 +256,7 @@ def test_strength_vs_baseline_checks_settings_first(
     env = _baseline_env(tmp_path, **settings)
     env["PATH"] = f"{Path(str(ZENGINE)).parent}:{env['PATH']}"
     env.update(BASELINE_DIR=str(tmp_path / "baseline"), OUT=str(tmp_path / "out"))
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "strength-vs-baseline"), variant],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    done = _script("strength-vs-baseline", variant, env=env)
     assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
     assert done.stdout == ""
     assert not (tmp_path / "baseline").exists()
@@ -269,13 +268,7 @@ def test_strength_vs_baseline_checks_settings_first(
 def test_strength_vs_baseline_reports_a_failed_match(tmp_path: Path) -> None:
     # A match that fails (here the new engine cannot start) makes the script fail too.
     env = {**_fake_baseline(tmp_path), "GAMES": "2", "TC": "1+0.01", "NEW": "/bin/false"}
-    done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "strength-vs-baseline"), "zola"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    done = _script("strength-vs-baseline", "zola", env=env)
     assert done.returncode == 1, done.stdout
     assert done.stderr == f"error: the match failed for zola: see its log in {tmp_path / 'out'}\n"
 
