@@ -260,9 +260,8 @@ def match_command(ctx: click.Context, args: tuple[str, ...]) -> None:
         sys.exit(ExitReason.INTERRUPTED.code)
     finally:
         _settle_stdout()
-    if result.reason is ExitReason.WRITE_FAILED:
-        # What failed may be stdout itself (closed, or on a full disk): its Stopped line then
-        # reached nobody, so the reason is also the one line on stderr.
+    if result.reason is ExitReason.WRITE_FAILED and result.output_lost:
+        # stdout itself failed (closed, or on a full disk): its Stopped line reached nobody.
         fail(where, str(result.summary.get("stopped") or result.reason.meaning), result.exit_code)
     sys.exit(result.exit_code)
 

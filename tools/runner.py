@@ -135,6 +135,9 @@ class RunResult:
 
     reason: ExitReason
     summary: dict[str, Any]
+    #: The live output itself could not be written (closed, or on a full disk): the lines
+    #: that say why the match stopped reached nobody.
+    output_lost: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -481,7 +484,7 @@ class Match:
             traffic, self._traffic = self._traffic, None
         if traffic is not None:
             _close_quietly(traffic)
-        return RunResult(reason, data)
+        return RunResult(reason, data, self.output_lost)
 
     def _report(self) -> None:
         """Write the match's HTML report (``zengine report DIR`` redraws it at any time)."""
