@@ -369,7 +369,13 @@ def test_sprt_decision_stops_the_cluster(tmp_path: Path, dask_cluster: DaskClust
 
 
 def start_coordinator(out: Path, address: str, games: int, tmp: Path) -> subprocess.Popen:
-    return start_match(*match_args(out, "--cluster", address, games=games), env=marked(tmp))
+    """A match on the cluster, stopped by its test mid-way: its engines take 40 ms a move, so
+    that a game lasts about a second however fast the machine (with the built-in engine at
+    depth 1, the compiled build finished every game before a test could stop the match)."""
+    slow = fake("--delay", "40")
+    return start_match(
+        *pair(slow, slow), *match_args(out, "--cluster", address, games=games), env=marked(tmp)
+    )
 
 
 def resume(out: Path, *extra: str) -> subprocess.CompletedProcess:
