@@ -177,7 +177,40 @@ class Stopped(Exception):
         self.reason = reason
 
 
-class CommandLine(click.Group):
+class _Reported(click.Command):
+    """The command line's behaviour, shared by :class:`CommandLine` and :class:`Tool`: errors
+    and Ctrl-C reported as one line each (without click's usage block), the machine's failures
+    as one line and exit code 1, and stand-ins for missing standard streams."""
+
+    def where(self, ctx: click.Context) -> str:
+        """What an error line names: the command running."""
+        return ctx.command_path
+
+    def default_name(self) -> str:
+        """The program's name when click is given none."""
+        return self.name or "zengine"
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return _guarded(lambda: super(_Reported, self).invoke(ctx), lambda: self.where(ctx))
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; in standalone mode (the default) exit with its code."""
+        prog_name = prog_name or self.default_name()
+        standard_streams()
+        run = super().main
+        if not standalone_mode:
+            return run(args, prog_name, complete_var, False, **extra)
+        _reported(lambda: run(args, prog_name, complete_var, False, **extra), prog_name)
+
+
+class CommandLine(_Reported, click.Group):
     """The ``zengine`` group: lazy subcommands and one behaviour at the command line for all."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -203,54 +236,22 @@ class CommandLine(click.Group):
             rest = arguments_first(command, rest, ctx)
         return found, command, rest
 
-    def invoke(self, ctx: click.Context) -> Any:
-        return _guarded(lambda: super(CommandLine, self).invoke(ctx), lambda: _running(ctx))
+    def where(self, ctx: click.Context) -> str:
+        return _running(ctx)  # the subcommand, once it runs
 
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        """Run the command line; in standalone mode (the default) exit with its code.
-
-        Errors and Ctrl-C are reported here as one line each, without click's usage block.
-        """
-        prog_name = prog_name or "zengine"
-        standard_streams()
-        run = super().main
-        if not standalone_mode:
-            return run(args, prog_name, complete_var, False, **extra)
-        _reported(lambda: run(args, prog_name, complete_var, False, **extra), prog_name)
+    def default_name(self) -> str:
+        return "zengine"
 
 
-class Tool(click.Command):
+class Tool(_Reported):
     """A command run on its own (``python -m zengine.tools.openings``), given what
     :class:`CommandLine` gives the ``zengine`` subcommands: one line per error (exit 2), the
     protocol's reading of numbers, Ctrl-C as one line and exit code 130, a failure of the
     machine as one line and exit code 1. Used as ``@click.command(cls=Tool)``."""
 
-    def invoke(self, ctx: click.Context) -> Any:
-        return _guarded(lambda: super(Tool, self).invoke(ctx), lambda: ctx.command_path)
-
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        """Run the command line; in standalone mode (the default) exit with its code."""
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         adopt(self)
-        standard_streams()
-        prog_name = prog_name or self.name or "zengine"
-        run = super().main
-        if not standalone_mode:
-            return run(args, prog_name, complete_var, False, **extra)
-        _reported(lambda: run(args, prog_name, complete_var, False, **extra), prog_name)
+        return super().main(*args, **kwargs)
 
 
 def _guarded(call: Callable[[], Any], where: Callable[[], str]) -> Any:
