@@ -754,7 +754,7 @@ def check_unused(out_dir: Path) -> None:
     try:
         used = games.stat().st_size > 0
     except FileNotFoundError:
-        used = False
+        return
     except OSError as exc:
         raise ConfigError(f"{games}: {exc.strerror or exc}") from None
     if used:
