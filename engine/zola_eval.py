@@ -260,6 +260,14 @@ def _words(g: Geometry) -> _Words:
 _WORDS = {n: _words(g) for n, g in GEOMETRY.items()}
 
 
+def rebuild_tables() -> None:
+    """Build both forms' tables again from the weights (the tuner changes BAND_BONUS and
+    CHECKER, which the tables carry)."""
+    global _TABLES, _WORDS
+    _TABLES = {n: _tables(g) for n, g in GEOMETRY.items()}
+    _WORDS = {n: _words(g) for n, g in GEOMETRY.items()}
+
+
 def _popcount(x: i64) -> i64:
     """Set bits of a non-negative word below 2^63. Compiled, ``int.bit_count`` boxes the word
     into a Python int first (measured on a loaded machine: 26-42 ns for two counts this way,

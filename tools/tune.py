@@ -110,8 +110,7 @@ def weights_set(
 
 def _refresh(module: ModuleType) -> None:
     if module is zola_eval:
-        zola_eval._TABLES = {n: zola_eval._tables(g) for n, g in zola_eval.GEOMETRY.items()}
-        zola_eval._WORDS = {n: zola_eval._words(g) for n, g in zola_eval.GEOMETRY.items()}
+        zola_eval.rebuild_tables()
 
 
 def features(
