@@ -85,6 +85,10 @@ def _bounds_text(low: int | None, high: int | None) -> str:
 MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
 MAX_DEPTH = 1000
+#: Deepest ``perft`` and ``bench`` accepted, by the protocol and the command line alike: counts
+#: grow some thirtyfold a ply, so far shallower ones already run for ages (Ctrl-C stops them).
+MAX_PERFT = 64
+MAX_BENCH = 64
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,15 @@ from zengine.engine.game import (
     UnknownRuleError,
     fold_case,
 )
-from zengine.engine.values import Info, TextError, format_go, parse_go, parse_int
+from zengine.engine.values import (
+    MAX_BENCH,
+    MAX_PERFT,
+    Info,
+    TextError,
+    format_go,
+    parse_go,
+    parse_int,
+)
 
 
 class ProtocolError(Exception):
@@ -92,10 +100,8 @@ REPLY_WORDS = (
     "bestmove",
 )
 
-#: The greatest ``undo`` count, ``perft`` depth and ``bench`` depth accepted.
+#: The greatest ``undo`` count accepted.
 MAX_UNDO = 2**63 - 1
-MAX_PERFT = 64
-MAX_BENCH = 64
 
 HELP = """\
 zengine speaks a UCI/UGI-style protocol; commands (case-insensitive):

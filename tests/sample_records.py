@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from zengine.engine.values import Result, Score, Termination
-from zengine.tools.records import GameRecord
+from zengine.tools.referee.records import GameRecord
 
 
 def sample_record(**changes: object) -> GameRecord:

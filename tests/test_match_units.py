@@ -22,9 +22,9 @@ from zengine.engine.values import (
     parse_go,
 )
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools import config as c
-from zengine.tools.clock import Clock, go_limits
-from zengine.tools.config import (
+from zengine.tools.referee import config as c
+from zengine.tools.referee.clock import Clock, go_limits
+from zengine.tools.referee.config import (
     ConfigError,
     DrawRule,
     EngineLimits,
@@ -37,7 +37,8 @@ from zengine.tools.config import (
     Tournament,
     parse_command_line,
 )
-from zengine.tools.records import (
+from zengine.tools.referee.game import adjudicate
+from zengine.tools.referee.records import (
     GameRecord,
     RecordError,
     RecordsError,
@@ -45,9 +46,8 @@ from zengine.tools.records import (
     reason_text,
     rewrite_games,
 )
-from zengine.tools.referee import adjudicate
-from zengine.tools.runner import ExitReason
-from zengine.tools.schedule import (
+from zengine.tools.referee.runner import ExitReason
+from zengine.tools.referee.schedule import (
     Opening,
     match_schedule,
     openings_for,

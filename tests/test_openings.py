@@ -1,4 +1,4 @@
-"""The openings files and the tool that builds them (tools/openings.py).
+"""The openings files and the tool that builds them (tools/dev/openings.py).
 
 The committed files are what the strength matches against the baseline start from: every line
 must parse as the referee reads it, leave the game unfinished past the setup, and be a position
@@ -14,8 +14,8 @@ import pytest
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.openings import DEFAULTS, Settings, build
-from zengine.tools.schedule import parse_opening_line
+from zengine.tools.dev.openings import DEFAULTS, Settings, build
+from zengine.tools.referee.schedule import parse_opening_line
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""The tuner's features (tools/tune.py): read off the evaluation itself, they must give back the
+"""The tuner's features (tools/dev/tune.py): read off the evaluation itself, they must give back the
 evaluation with the current weights (the linearity the fit rests on), and leave the module as
 it was."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from zengine.engine import zola_eval
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.tune import error, features, game_of, get_weights
+from zengine.tools.dev.tune import error, features, game_of, get_weights
 
 
 def positions(variant: str, count: int, seed: int) -> list:
@@ -90,7 +90,7 @@ def test_error_is_least_for_the_right_sign() -> None:
 def test_bad_input_is_one_line(tmp_path, args: list[str], code: int, says: str) -> None:
     from click.testing import CliRunner
 
-    from zengine.tools.tune import tune_command
+    from zengine.tools.dev.tune import tune_command
 
     (tmp_path / "bad").write_text("garbage\n")
     (tmp_path / "zola").write_text("[[1, 2, 3, 4, 5, 6, 7], 1]\n")
@@ -130,8 +130,8 @@ def test_records_give_each_position_after_the_opening_with_its_result(tmp_path) 
     from click.testing import CliRunner
 
     from zengine.engine.values import Result, Termination
-    from zengine.tools.records import append_game
-    from zengine.tools.tune import record_states, tune_command
+    from zengine.tools.dev.tune import record_states, tune_command
+    from zengine.tools.referee.records import append_game
 
     folder = tmp_path / "match"
     folder.mkdir()
@@ -158,8 +158,8 @@ def test_records_give_each_position_after_the_opening_with_its_result(tmp_path) 
 def test_records_of_a_game_that_does_not_replay_are_one_line(tmp_path) -> None:
     from click.testing import CliRunner
 
-    from zengine.tools.records import append_game
-    from zengine.tools.tune import tune_command
+    from zengine.tools.dev.tune import tune_command
+    from zengine.tools.referee.records import append_game
 
     jsonl = tmp_path / "games.jsonl"
     bad = legal_record(moves=legal_record().moves[:2] + ("a1-a2",))

@@ -1,4 +1,4 @@
-"""``python -m zengine.tools.tune``: fit evaluation weights to self-play results (Texel's method).
+"""``python -m zengine.tools.dev.tune``: fit evaluation weights to self-play results (Texel's method).
 
 A development tool, not part of the engine. Both evaluations are linear in their weights (the
 module constants of ``engine/zola_eval.py`` and ``engine/zhadu_eval.py``), except Zhadu's "wins
@@ -35,8 +35,8 @@ from zengine.engine.parallel import parallel_map
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits, Termination
 from zengine.engine.variants import make_rules
-from zengine.tools.records import GameRecord, RecordsError, read_games
-from zengine.tools.schedule import OpeningError, parse_opening_line, random_opening
+from zengine.tools.referee.records import GameRecord, RecordsError, read_games
+from zengine.tools.referee.schedule import OpeningError, parse_opening_line, random_opening
 
 #: A self-play game longer than this is dropped (no result to learn from).
 MAX_PLIES = 400
@@ -393,4 +393,4 @@ def fit_command(variant: str, paths: tuple[str, ...]) -> None:
 
 
 if __name__ == "__main__":
-    tune_command.main(prog_name="python -m zengine.tools.tune")
+    tune_command.main(prog_name="python -m zengine.tools.dev.tune")

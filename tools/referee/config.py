@@ -1032,7 +1032,7 @@ OPTIONS: dict[str, int | None] = {
     "event": 1,
     "debug": 0,
     "ratinginterval": 1,
-    # Where the games are played, not what the match is: tools/match.py reads it.
+    # Where the games are played, not what the match is: tools/referee/match.py reads it.
     "cluster": 1,
 }
 

@@ -25,9 +25,9 @@ from typing import Any
 from zengine.engine.game import GameError, Rules
 from zengine.engine.values import Outcome, Result, Score, Termination, TextError
 from zengine.engine.variants import resolve, rules_class
-from zengine.tools.config import MatchConfig
-from zengine.tools.referee import PlayedGame
-from zengine.tools.schedule import ScheduledGame
+from zengine.tools.referee.config import MatchConfig
+from zengine.tools.referee.game import PlayedGame
+from zengine.tools.referee.schedule import ScheduledGame
 
 
 class RecordError(ValueError):

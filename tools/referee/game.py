@@ -5,7 +5,7 @@ The referee keeps the authoritative position through the game interface only
 the rules (``State.outcome``), by a ply limit, by adjudication on reported scores, or by a
 failure of an engine, which then loses. How it ended is a :class:`values.Outcome`: its
 ``Termination`` and a detail naming the specifics (``3000 ms used, 2200 ms allowed``); the
-sentence people read is made where the record is written (:mod:`tools.records`).
+sentence people read is made where the record is written (:mod:`tools.referee.records`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from zengine.engine.values import (
     parse_info,
     printable,
 )
-from zengine.tools.clock import Clock, go_limits
-from zengine.tools.config import Adjudication
-from zengine.tools.engine_process import EngineError, EngineProcess
-from zengine.tools.schedule import Opening
+from zengine.tools.referee.clock import Clock, go_limits
+from zengine.tools.referee.config import Adjudication
+from zengine.tools.referee.engine_client import EngineError, EngineProcess
+from zengine.tools.referee.schedule import Opening
 
 #: Mate scores count as centipawns this large (less the distance) for adjudication.
 MATE_CP = 100_000
@@ -83,7 +83,7 @@ def play_game(
 
     The processes must have completed their handshake; each one's configuration gives its
     limits and timeouts. Never raises for engine failures: they end the game. An engine that
-    rejects the variant or a rule option raises :class:`tools.engine_process.SettingRejected`
+    rejects the variant or a rule option raises :class:`tools.referee.engine_client.SettingRejected`
     (a configuration error: the game cannot be played as configured).
 
     Only a ``bestmove`` that answers the ``go`` just sent counts: what an engine wrote before

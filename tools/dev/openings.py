@@ -1,9 +1,9 @@
-"""``python -m zengine.tools.openings``: build an openings file of balanced positions.
+"""``python -m zengine.tools.dev.openings``: build an openings file of balanced positions.
 
 Matches between two versions of the engine are only informative when the games start from
 positions neither side has already won: a random Zhadu setup is often decided before the first
 move, and a few random Zola plies can leave a checker hanging. This tool draws seeded random
-lines (:func:`zengine.tools.schedule.random_opening`: past the setup plies of a game that has
+lines (:func:`zengine.tools.referee.schedule.random_opening`: past the setup plies of a game that has
 them, plus a few moves), searches each to a modest fixed depth with the engine's own evaluation,
 and keeps a line only when the score is within ``window`` centipawns of 0 (no mate found) and
 its position was not kept before. The output is one line of moves from the start per opening,
@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import click
 
+from zengine.cli import Tool
 from zengine.engine.game import GameError
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
-from zengine.protocol.cli import Tool
-from zengine.tools.schedule import Opening, random_opening
+from zengine.tools.referee.schedule import Opening, random_opening
 
 #: Most openings one run may ask for.
 MAX_COUNT = 100_000
@@ -130,8 +130,8 @@ def openings_command(
 
 
 def main() -> None:
-    """Entry point of ``python -m zengine.tools.openings``."""
-    openings_command.main(prog_name="python -m zengine.tools.openings")
+    """Entry point of ``python -m zengine.tools.dev.openings``."""
+    openings_command.main(prog_name="python -m zengine.tools.dev.openings")
 
 
 if __name__ == "__main__":
