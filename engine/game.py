@@ -26,8 +26,9 @@ from functools import cached_property
 from typing import ClassVar
 
 from zengine.engine.svg import document, element
+from zengine.engine.text import shown
 from zengine.engine.timeman import DEFAULT_MOVES_TO_GO
-from zengine.engine.values import Outcome, TextError, parse_int, shown
+from zengine.engine.values import Outcome, TextError, parse_int
 
 
 class GameError(ValueError):
@@ -425,8 +426,8 @@ class State(ABC):
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
-        """How the game ended (result, ``Termination.RULES`` and the rule's own word, such as
-        ``repetition``) if it is over, else None."""
+        """How the game ended (result and the rule's own word, such as ``repetition``) if it
+        is over, else None."""
 
     def is_over(self) -> bool:
         """Whether the game has ended."""

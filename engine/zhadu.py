@@ -66,18 +66,17 @@ from zengine.engine.game import (
     parse_count,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, Termination, shown
+from zengine.engine.text import shown
+from zengine.engine.values import Outcome, Result
 
-DRAW_BY_TWO_PASSES = Outcome(Result.DRAW, Termination.RULES, "two passes")
-DRAW_BY_REPETITION = Outcome(Result.DRAW, Termination.RULES, "repetition")
-DRAW_BY_QUIET_LIMIT = Outcome(Result.DRAW, Termination.RULES, "quiet limit")
+DRAW_BY_TWO_PASSES = Outcome(Result.DRAW, "two passes")
+DRAW_BY_REPETITION = Outcome(Result.DRAW, "repetition")
+DRAW_BY_QUIET_LIMIT = Outcome(Result.DRAW, "quiet limit")
 # Per winner, made once: a frozen dataclass is slow to build, and the search plays many winning
 # captures (cProfile over the Zhadu bench: play's own time 0.106 s -> 0.055 s with these and
 # the split paths of ``play``).
-_WIN_BY_FOUR = tuple(
-    Outcome(Result.win_for(s), Termination.RULES, "first capture of the 4") for s in (0, 1)
-)
-_WIN_BY_SHARING = tuple(Outcome(Result.win_for(s), Termination.RULES, "sharing") for s in (0, 1))
+_WIN_BY_FOUR = tuple(Outcome(Result.win_for(s), "first capture of the 4") for s in (0, 1))
+_WIN_BY_SHARING = tuple(Outcome(Result.win_for(s), "sharing") for s in (0, 1))
 
 TRIANGLES = "abcdefgh"
 POINT_NAMES: tuple[str, ...] = tuple(f"{t}{d}" for t in TRIANGLES for d in "0123")
@@ -1543,7 +1542,7 @@ def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
             raise PositionError(f"{names[winner]} has won, so {names[winner]} cannot be to move")
         if quiet:
             raise PositionError("the game was won by a capture, so quiet must be 0")
-        result = Outcome(Result.win_for(winner), Termination.RULES, why)
+        result = Outcome(Result.win_for(winner), why)
     elif rules.quiet and quiet >= rules.quiet:
         result = DRAW_BY_QUIET_LIMIT
     return ZhaduState(rules, pos, stm, first, quiet, ply, result)

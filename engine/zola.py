@@ -47,10 +47,11 @@ from zengine.engine.game import (
     fold_case,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, Termination, shown
+from zengine.engine.text import shown
+from zengine.engine.values import Outcome, Result
 
-RED_WINS = Outcome(Result.P1_WIN, Termination.RULES, "every Blue checker captured")
-BLUE_WINS = Outcome(Result.P2_WIN, Termination.RULES, "every Red checker captured")
+RED_WINS = Outcome(Result.P1_WIN, "every Blue checker captured")
+BLUE_WINS = Outcome(Result.P2_WIN, "every Red checker captured")
 
 CAPTURE = 1 << 14
 PASS = 1 << 15

@@ -36,6 +36,7 @@ from zengine.engine.game import (
     UnknownRuleError,
     fold_case,
 )
+from zengine.engine.text import one_line
 from zengine.engine.values import (
     MAX_BENCH,
     MAX_PERFT,
@@ -219,12 +220,6 @@ def help_lines(games: str) -> list[str]:
 HELP_COLUMN = 38
 
 
-def clean(text: str, limit: int = 200) -> str:
-    """Text safe inside one reply line: printable, single-spaced, not too long."""
-    text = "".join(ch if ch.isprintable() else "?" for ch in " ".join(text.split()))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def version() -> str:
     """The installed package's version."""
     try:
@@ -253,14 +248,14 @@ def option_line(option: Option) -> str:
 def no_more(args: list[str], command: str) -> None:
     """Refuse extra tokens."""
     if args:
-        raise ProtocolError("syntax", f"unexpected '{clean(args[0], 40)}' after {command}")
+        raise ProtocolError("syntax", f"unexpected '{one_line(args[0], 40)}' after {command}")
 
 
 def rule_pairs(args: list[str], command: str) -> dict[str, str]:
     """``<rule> <value>`` pairs, as written: the rules core reads them (ASCII case folding, so
     no other script's letter or digit passes for an ASCII one)."""
     if len(args) % 2:
-        raise ProtocolError("syntax", f"{command}: rule '{clean(args[-1], 40)}' has no value")
+        raise ProtocolError("syntax", f"{command}: rule '{one_line(args[-1], 40)}' has no value")
     return {args[i]: args[i + 1] for i in range(0, len(args), 2)}
 
 
@@ -281,7 +276,7 @@ class Session:
 
     def _debug_line(self, text: str) -> None:
         if self.debug:
-            self.emit(f"info string {clean(text)}")
+            self.emit(f"info string {one_line(text)}")
 
     # --- dispatch ---------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
@@ -295,11 +290,11 @@ class Session:
             if command is None:
                 raise ProtocolError(
                     "unknown-command",
-                    f"unknown command '{clean(tokens[0], 40)}' (help lists the commands)",
+                    f"unknown command '{one_line(tokens[0], 40)}' (help lists the commands)",
                 )
             if args and not command.takes_arguments:
                 raise ProtocolError(
-                    "syntax", f"unexpected '{clean(args[0], 40)}': {word} takes no argument"
+                    "syntax", f"unexpected '{one_line(args[0], 40)}': {word} takes no argument"
                 )
             if command.method is None:
                 return False
@@ -311,13 +306,13 @@ class Session:
                 )
             getattr(self, command.method)(args)
         except (ProtocolError, TextError) as exc:
-            self.emit(f"error {exc.code} {clean(exc.detail)}")
+            self.emit(f"error {exc.code} {one_line(exc.detail)}")
         except (GameError, EngineError) as exc:
             code = next(code for cls, code in ERROR_CODES if isinstance(exc, cls))
-            self.emit(f"error {code} {clean(str(exc)) or type(exc).__name__}")
+            self.emit(f"error {code} {one_line(str(exc)) or type(exc).__name__}")
         except Exception as exc:  # the last resort: a bug is one error line, never a crash
             traceback.print_exc(file=sys.stderr)
-            self.emit(f"error internal {clean(str(exc)) or type(exc).__name__}")
+            self.emit(f"error internal {one_line(str(exc)) or type(exc).__name__}")
         return True
 
     def finish(self, gone: Callable[[], bool] = lambda: False) -> None:
@@ -371,12 +366,12 @@ class Session:
             raise ProtocolError("syntax", "setoption needs an option name")
         value_tokens = args[split + 1 :]
         if split < len(args) and not value_tokens:
-            raise ProtocolError("syntax", f"option '{clean(name, 40)}': 'value' without a value")
+            raise ProtocolError("syntax", f"option '{one_line(name, 40)}': 'value' without a value")
         if len(value_tokens) > 1:
             raise ProtocolError(
                 "syntax",
-                f"option '{clean(name, 40)}': the value is one token,"
-                f" got '{clean(' '.join(value_tokens), 60)}'",
+                f"option '{one_line(name, 40)}': the value is one token,"
+                f" got '{one_line(' '.join(value_tokens), 60)}'",
             )
         self.engine.set_option(name, value_tokens[0] if value_tokens else None)
 
@@ -412,7 +407,9 @@ class Session:
                 raise ProtocolError("syntax", "position fen needs a position string")
             self.engine.set_position(" ".join(body), moves)
         else:
-            raise ProtocolError("syntax", f"expected startpos or fen, got '{clean(args[0], 40)}'")
+            raise ProtocolError(
+                "syntax", f"expected startpos or fen, got '{one_line(args[0], 40)}'"
+            )
 
     def move(self, args: list[str]) -> None:
         if not args:
@@ -447,7 +444,7 @@ class Session:
             if what not in answers:
                 raise ProtocolError(
                     "syntax",
-                    f"unknown query '{clean(args[0], 40)}' (gameover,"
+                    f"unknown query '{one_line(args[0], 40)}' (gameover,"
                     " p1turn, result, fen, islegal)",
                 )
             no_more(rest, f"query {what}")
@@ -460,7 +457,7 @@ class Session:
             return
         limits = parse_go(args)
         if self.debug:
-            self.emit(f"info string {clean(format_go(limits, 'ugi'))}")
+            self.emit(f"info string {one_line(format_go(limits, 'ugi'))}")
         self.engine.go(limits, self._info, self._bestmove)
 
     def _info(self, info: Info) -> None:

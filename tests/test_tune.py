@@ -129,9 +129,10 @@ def test_records_give_each_position_after_the_opening_with_its_result(tmp_path) 
     rules are left out."""
     from click.testing import CliRunner
 
-    from zengine.engine.values import Result, Termination
+    from zengine.engine.values import Result
     from zengine.tools.dev.tune import record_states, tune_command
     from zengine.tools.referee.records import append_game
+    from zengine.tools.referee.terminations import Termination
 
     folder = tmp_path / "match"
     folder.mkdir()

@@ -33,10 +33,11 @@ from zengine.engine import zhadu_eval, zola_eval
 from zengine.engine.game import GameError, Rules, State
 from zengine.engine.parallel import parallel_map
 from zengine.engine.search import Searcher
-from zengine.engine.values import GoLimits, Termination
+from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
 from zengine.tools.referee.records import GameRecord, RecordsError, read_games
 from zengine.tools.referee.schedule import OpeningError, parse_opening_line, random_opening
+from zengine.tools.referee.terminations import Termination
 
 #: A self-play game longer than this is dropped (no result to learn from).
 MAX_PLIES = 400
