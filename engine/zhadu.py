@@ -54,8 +54,10 @@ from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
+    EvaluationTuning,
     IllegalMoveError,
     InvalidMoveError,
+    OpeningSettings,
     PositionError,
     Rule,
     RuleOption,
@@ -368,6 +370,11 @@ class ZhaduRules(Rules):
     setup_plies = SETUP_PLIES
     ENGINE_OPTIONS = (RuleOption("quiet", "Zhadu Quiet", QUIET_DEFAULT, 0, QUIET_MAX),)
     #: The start, then mid-game positions from short engine games after random setups.
+    #: Openings: Zhadu's scores swing with threats, so its window is wide.
+    OPENING_SETTINGS: ClassVar[Mapping[str, OpeningSettings]] = {
+        "zhadu": OpeningSettings(moves=2, depth=4, window=60),
+        "zhadu-star": OpeningSettings(moves=2, depth=4, window=60),
+    }
     BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
         "zhadu": (
             None,
@@ -407,6 +414,11 @@ class ZhaduRules(Rules):
         from zengine.engine.zhadu_eval import evaluate
 
         return cast(Callable[[State], int], evaluate)
+
+    def tuning(self) -> EvaluationTuning:
+        from zengine.engine import zhadu_eval
+
+        return EvaluationTuning(zhadu_eval, zhadu_eval.TUNED_WEIGHTS, win_constant="WIN_NEXT")
 
     def search_parameters(self) -> SearchParameters:
         """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), a
