@@ -24,12 +24,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from zengine.engine.svg import document, element
 from zengine.engine.text import shown
 from zengine.engine.timeman import DEFAULT_MOVES_TO_GO
 from zengine.engine.values import Outcome, TextError, parse_int
+
+if TYPE_CHECKING:  # the tables are loaded only by those who use them
+    from zengine.engine.endgame import TableCodec
 
 
 class GameError(ValueError):
@@ -295,6 +298,11 @@ class Rules(ABC):
 
     def tuning(self) -> EvaluationTuning | None:
         """The evaluation's tunable weights, or None when the game offers none."""
+        return None
+
+    def table_codec(self) -> TableCodec | None:
+        """The game's endgame tables for these rules (:mod:`zengine.engine.endgame`), or None
+        when the game offers none."""
         return None
 
     def opening_settings(self) -> OpeningSettings | None:

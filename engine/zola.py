@@ -33,7 +33,7 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
@@ -51,6 +51,9 @@ from zengine.engine.game import (
 from zengine.engine.svg import document, element, group, label, number
 from zengine.engine.text import shown
 from zengine.engine.values import Outcome, Result
+
+if TYPE_CHECKING:  # the tables are loaded only by those who use them
+    from zengine.engine.endgame import TableCodec
 
 RED_WINS = Outcome(Result.P1_WIN, "every Blue checker captured")
 BLUE_WINS = Outcome(Result.P2_WIN, "every Red checker captured")
@@ -371,6 +374,12 @@ class ZolaRules(Rules):
         from zengine.engine import zola_eval
 
         return EvaluationTuning(zola_eval, zola_eval.TUNED_WEIGHTS, zola_eval.rebuild_tables)
+
+    def table_codec(self) -> TableCodec:
+        """Exact endgame tables (engine/zola_tables.py)."""
+        from zengine.engine.zola_tables import ZolaTableCodec
+
+        return ZolaTableCodec(self)
 
     def search_parameters(self) -> SearchParameters:
         """A one-ply quiescence: the evaluation scores pending captures itself (see
