@@ -43,6 +43,7 @@ SUBCOMMANDS: dict[str, str] = {
     "report": "zengine.tools.pictures.report:report_command",
     "strength": "zengine.tools.dev.strength:strength_command",
     "svg": "zengine.tools.pictures.svg:svg_command",
+    "tables": "zengine.tools.tables:tables_command",
 }
 
 #: Exit code of a bad command line (click's, and the usual one for usage errors).

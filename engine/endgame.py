@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zengine.engine.game import sorted_moves
 from zengine.engine.text import shown
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class TableCodec(ABC):
     def index(self, state: State) -> int:
         """The position's index in the table of its material (the game not over)."""
 
+    @abstractmethod
     def prepare(self, materials: list[str]) -> None:
         """Make now what probing these materials needs (not inside a search's clock)."""
 
@@ -265,18 +267,49 @@ def after_move(tables: EndgameTables, state: State, move: int) -> int | None:
         state.undo()
 
 
+def _order(after: int) -> tuple[int, int]:
+    """How good a move is for its mover, by the plies to the end after it (less is better):
+    the mover wins through a successor lost for the opponent (an even count), the shortest
+    first; else it loses, the longest first."""
+    return (1, -after) if after & 1 else (0, after)
+
+
+def better_after(after: int, than: int) -> bool:
+    """Whether a move leading ``after`` plies from the end is better for its mover than one
+    leading ``than`` plies from it."""
+    return _order(after) < _order(than)
+
+
 def ranked_moves(tables: EndgameTables, state: State) -> list[tuple[int, int]]:
     """Every legal move with the plies to the end after it, best first for the side to move
-    (the shortest win, else the longest loss); empty if a successor is not in the tables."""
+    (the shortest win, else the longest loss), equals in code-point order of their text;
+    empty if a successor is not in the tables."""
     rows = []
-    for move in state.legal_moves():
+    for _, move in sorted_moves(state):
         after = after_move(tables, state, move)
         if after is None:
             return []
         rows.append((move, after))
-    # The mover wins through a successor lost for the opponent (an even count).
-    rows.sort(key=lambda row: (row[1] % 2, row[1] if row[1] % 2 == 0 else -row[1]))
+    rows.sort(key=lambda row: _order(row[1]))  # stable: equals keep the order of their texts
     return rows
+
+
+def table_line(tables: EndgameTables, state: State, move: int) -> list[int]:
+    """The best play of the tables after ``move`` to the end of the game (cut where a position
+    leaves them)."""
+    state.play(move)
+    line: list[int] = []
+    try:
+        while state.outcome() is None and len(line) < NO_VALUE:
+            rows = ranked_moves(tables, state)
+            if not rows:
+                break
+            line.append(rows[0][0])
+            state.play(rows[0][0])
+    finally:
+        for _ in range(len(line) + 1):
+            state.undo()
+    return line
 
 
 def mate_moves(plies: int) -> int:

@@ -44,7 +44,8 @@ from zengine.engine.game import (
 from zengine.engine.values import GoLimits, Info, TextError, parse_int
 from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
-if TYPE_CHECKING:  # the search is imported on first use, so the protocol starts fast
+if TYPE_CHECKING:  # the search and the tables are imported on first use (a fast start)
+    from zengine.engine.endgame import TableFolder
     from zengine.engine.search import Searcher, SearchInfo
 
 
@@ -77,7 +78,7 @@ class Option:
     """One engine option, as the handshake lists it."""
 
     name: str
-    kind: str  # "spin" or "combo"
+    kind: str  # "spin", "combo" or "string"
     default: int | str
     min: int | None = None
     max: int | None = None
@@ -104,8 +105,13 @@ def options() -> list[Option]:
         Option("Threads", "spin", 1, 1, 1),
         Option("Move Overhead", "spin", 30, 0, 5000),
         Option("Seed", "spin", 0, 0, 2147483647),
+        Option(TABLE_PATH, "string", ""),
     ]
 
+
+#: The option of the folder of endgame tables (as UCI's SyzygyPath), and the word for none.
+TABLE_PATH = "TablePath"
+EMPTY = "<empty>"
 
 InfoCallback = Callable[[Info], None]
 DoneCallback = Callable[[str | None], None]
@@ -157,6 +163,8 @@ class Engine:
     def __init__(self, variant: str | None = None) -> None:
         self._values: dict[str, int | str] = {fold_case(o.name): o.default for o in options()}
         self._searcher: Searcher | None = None
+        #: The folder of the TablePath option (None: no tables).
+        self._tables: TableFolder | None = None
         #: The thread of :meth:`load_in_background`, until :meth:`_loaded` has waited for it.
         self._loader: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -332,6 +340,9 @@ class Engine:
         if value is None:
             raise BadOptionSyntax(f"option '{spec.name}' needs a value")
         key = fold_case(spec.name)
+        if spec.kind == "string":
+            self._apply_string(key, value)
+            return
         if spec.kind == "combo":
             choice = fold_case(value)
             if choice not in spec.choices:
@@ -352,6 +363,21 @@ class Engine:
             self._setup(choice, {})
             self._clear_search()
         self._values[key] = choice
+
+    def _apply_string(self, key: str, value: str) -> None:
+        """``TablePath``: a folder of endgame tables, every file checked now (``<empty>``:
+        none)."""
+        from zengine.engine.endgame import TableError, TableFolder
+
+        folder = None
+        if value not in ("", EMPTY):
+            try:
+                folder = TableFolder(value)
+                folder.for_rules(self.rules)
+            except TableError as exc:
+                raise BadOptionValue(str(exc)) from None
+        self._tables = folder
+        self._values[key] = "" if folder is None else value
 
     def _apply_spin(self, key: str, number: int) -> None:
         if key in RULE_DEFAULT_OPTIONS:
@@ -417,6 +443,8 @@ class Engine:
         self._loaded()
         self.searcher()
         self.rules.evaluation()
+        if self._tables is not None:
+            self._tables.for_rules(self.rules)  # made now, not on the clock
         freeze_startup()
 
     def load_in_background(self) -> None:
@@ -513,6 +541,7 @@ class Engine:
             on_done(None)
             return
         searcher = self.searcher()
+        searcher.tables = None if self._tables is None else self._tables.for_rules(self.rules)
         evaluate = self.rules.evaluation()
         root = state.copy()
         resume_gc = pause_gc()
@@ -735,6 +764,7 @@ def info_of(info: SearchInfo, pv: list[str]) -> Info:
         time_ms=info.time_ms,
         hashfull=info.hashfull,
         pv=tuple(pv),
+        tbhits=info.tbhits,
     )
 
 

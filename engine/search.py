@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
+from zengine.engine.endgame import EndgameTables, after_move, better_after, table_line
 from zengine.engine.game import State
 from zengine.engine.timeman import (
     LATENCY_WINDOW,
@@ -140,6 +141,8 @@ class SearchInfo:
     time_ms: int
     hashfull: int | None
     pv: list[int] = field(default_factory=list)
+    #: Positions found in the endgame tables (None: the search has none).
+    tbhits: int | None = None
 
 
 @dataclass
@@ -199,6 +202,8 @@ class Searcher:
         self._history: list[defaultdict[int, int]] = [defaultdict(int), defaultdict(int)]
         self._killers: list[list[int | None]] = []
         self._counters: list[dict[int, int]] = [{}, {}]
+        #: The endgame tables of the game searched (the TablePath option), or None.
+        self.tables: EndgameTables | None = None
         self.set_hash(hash_mb)
 
     def _learn_latency(self, limits: GoLimits, side: int) -> None:
@@ -297,8 +302,58 @@ class Searcher:
             for h in self._history
         ]
         self._learn_latency(limits, state.side_to_move)
+        if self.tables is not None:
+            exact = self._from_tables(self.tables, state, root_moves, start, on_info)
+            if exact is not None:
+                if unbounded:
+                    assert stop is not None
+                    stop.wait()
+                return exact
         search = _Search(self, state, limits, evaluate, root_moves, unbounded, stop, on_info, start)
         return search.iterate()
+
+    def _from_tables(
+        self,
+        tables: EndgameTables,
+        state: State,
+        moves: list[int],
+        start: float,
+        on_info: Callable[[SearchInfo], None] | None,
+    ) -> SearchResult | None:
+        """At a position of the endgame tables: the move that keeps the exact distance to the
+        end (the shortest win, else the longest loss; the first of equals in ``moves``), its
+        score as a mate and the line of the tables; None if a move leads out of them."""
+        hits = tables.hits
+        if tables.probe(state) is None:
+            return None
+        best_move, best_after = None, 0
+        for move in moves:
+            after = after_move(tables, state, move)
+            if after is None:
+                return None
+            if best_move is None or better_after(after, best_after):
+                best_move, best_after = move, after
+        assert best_move is not None  # the game is not over: there is a move
+        plies = best_after + 1
+        value = MATE - plies if plies & 1 else plies - MATE
+        pv = [best_move, *table_line(tables, state, best_move)]
+        elapsed = time.perf_counter() - start
+        nodes = len(moves) + 1
+        if on_info is not None:
+            on_info(
+                SearchInfo(
+                    depth=1,
+                    seldepth=len(pv),
+                    score=score_of(value),
+                    nodes=nodes,
+                    nps=int(nodes / elapsed) if elapsed > 0 else 0,
+                    time_ms=int(elapsed * 1000),
+                    hashfull=self.hashfull(),
+                    pv=pv,
+                    tbhits=tables.hits - hits,
+                )
+            )
+        return SearchResult(best_move, score_of(value), 1, nodes, pv)
 
 
 class _Search:
@@ -339,6 +394,7 @@ class _Search:
         "on_info",
         "path",
         "played",
+        "probe",
         "root_moves",
         "searcher",
         "seldepth",
@@ -349,6 +405,7 @@ class _Search:
         "stop",
         "stop_set",
         "table",
+        "tbhits_before",
         "threat_extension",
         "times",
         "unbounded",
@@ -377,6 +434,10 @@ class _Search:
         self.history = searcher._history
         self.killers = searcher._killers
         self.counters = searcher._counters
+        tables = searcher.tables
+        #: The endgame tables' probe (None without tables): a position in them is exact.
+        self.probe = None if tables is None else tables.probe
+        self.tbhits_before = 0 if tables is None else tables.hits
         #: Per ply: the move that led to the node there (None after a null move or at the root).
         self.played: list[int | None] = [None] * (MAX_PLY + 2)
         #: Keys of the positions on the current search path (a repetition there is a draw).
@@ -542,6 +603,7 @@ class _Search:
         if self.on_info is None:
             return
         elapsed = time.perf_counter() - self.start
+        tables = self.searcher.tables
         self.on_info(
             SearchInfo(
                 depth=depth,
@@ -552,6 +614,7 @@ class _Search:
                 time_ms=int(elapsed * 1000),
                 hashfull=self.searcher.hashfull(),
                 pv=pv,
+                tbhits=None if tables is None else tables.hits - self.tbhits_before,
             )
         )
 
@@ -665,6 +728,10 @@ class _Search:
         outcome = st.outcome()
         if outcome is not None:
             return self.terminal(outcome, ply)
+        if self.probe is not None:
+            plies = self.probe(st)
+            if plies is not None:  # exact: odd, the side to move wins
+                return MATE - ply - plies if plies & 1 else ply + plies - MATE
         key = st.key
         path = self.path
         if key in path:
@@ -895,6 +962,10 @@ class _Search:
         outcome = st.outcome()
         if outcome is not None:
             return self.terminal(outcome, ply)
+        if self.probe is not None:
+            plies = self.probe(st)
+            if plies is not None:  # exact: odd, the side to move wins
+                return MATE - ply - plies if plies & 1 else ply + plies - MATE
         key = st.key
         stand = self.eval_cache.get(key)
         if stand is None:

@@ -245,7 +245,7 @@ class Score:
 @dataclass(frozen=True)
 class Info:
     """One search-progress line: ``info depth D seldepth S score ... nodes N nps N time MS
-    [hashfull P] pv M...``. Fields another engine leaves out are None."""
+    [hashfull P] [tbhits N] pv M...``. Fields another engine leaves out are None."""
 
     depth: int | None = None
     seldepth: int | None = None
@@ -255,6 +255,8 @@ class Info:
     time_ms: int | None = None
     hashfull: int | None = None
     pv: tuple[str, ...] = ()
+    #: Positions found in endgame tables (given only by an engine that has tables).
+    tbhits: int | None = None
 
     def format(self) -> str:
         """The ``info`` line, fields in the protocol's order, absent ones left out."""
@@ -267,6 +269,7 @@ class Info:
             ("nps", self.nps),
             ("time", self.time_ms),
             ("hashfull", self.hashfull),
+            ("tbhits", self.tbhits),
         ):
             if value is not None:
                 parts += [word, str(value)]
@@ -282,11 +285,10 @@ _INFO_INTS = {
     "nps": "nps",
     "time": "time_ms",
     "hashfull": "hashfull",
+    "tbhits": "tbhits",
 }
 #: Words of other engines' info lines that take one value we do not use.
-_INFO_SKIP_ONE = frozenset(
-    {"multipv", "currmove", "currmovenumber", "tbhits", "cpuload", "sbhits", "wdl"}
-)
+_INFO_SKIP_ONE = frozenset({"multipv", "currmove", "currmovenumber", "cpuload", "sbhits", "wdl"})
 
 
 def parse_info(line: str) -> Info | None:

@@ -80,6 +80,7 @@ class ZolaTableCodec(TableCodec):
 
     def __init__(self, rules: ZolaRules) -> None:
         self.rules = rules
+        self.zola = rules
         g = self.g = rules.geometry
         self.n = g.n
         self.squares = g.n * g.n
@@ -201,7 +202,7 @@ class ZolaTableCodec(TableCodec):
 
     def fen(self, own: int, opp: int) -> str:
         """A position string of the boards, the side to move as Red."""
-        return ZolaState(self.rules, own, opp, 0).position_text()
+        return ZolaState(self.zola, own, opp, 0).position_text()
 
     # --- the builder ---------------------------------------------------------------------------
     def build(

@@ -242,6 +242,8 @@ def option_line(option: Option) -> str:
     line = f"option name {option.name} type {option.kind} default {option.default}"
     if option.kind == "spin":
         return f"{line} min {option.min} max {option.max}"
+    if option.kind == "string":
+        return line + ("<empty>" if option.default == "" else "")
     return line + "".join(f" var {choice}" for choice in option.choices)
 
 
