@@ -30,6 +30,7 @@ OPTION_LINES = [
     "option name Threads type spin default 1 min 1 max 1",
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Seed type spin default 0 min 0 max 2147483647",
+    "option name TablePath type string default <empty>",
 ]
 
 
