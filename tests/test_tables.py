@@ -3,6 +3,7 @@ the engine's use of them (``score mate N`` and the move that keeps the distance)
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -413,3 +414,44 @@ def test_ctrl_c_leaves_whole_tables_and_the_build_resumes(tmp_path: Path) -> Non
     )
     assert result.returncode == 0, result.stderr
     assert "0 built" in result.stdout and "6 kept" in result.stdout
+
+
+# --- the referee ------------------------------------------------------------------------------
+
+
+def test_the_referee_ends_a_game_at_a_table_position(folder: Path, tmp_path: Path) -> None:
+    """``zengine match --tables``: each game stops at its first position of at most 4
+    checkers, and the result is the brute-force one of that position."""
+    engine = f"cmd={sys.executable} -m zengine"
+    done = subprocess.run(
+        [sys.executable, "-m", "zengine", "match", "--each", "depth=1"]
+        + ["--engine", engine, "name=a", "--engine", engine, "name=b"]
+        + ["--games", "2", "--tables", str(folder), "--out", str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rules = make_rules("zola")
+    records = [
+        json.loads(line) for line in (tmp_path / "m" / "games.jsonl").read_text().splitlines()
+    ]
+    assert len(records) == 2
+    for record in records:
+        assert record["termination"] == "adjudication"
+        assert "lost by the tables" in record["reason"]
+        state = rules.parse_position(record["final_fen"])
+        assert sum(state.checkers(side).bit_count() for side in (0, 1)) <= 4  # type: ignore[attr-defined]
+        won, _ = solve_exactly(state)
+        winner = state.side_to_move if won else 1 - state.side_to_move
+        assert record["result"] == ("1-0" if winner == 0 else "0-1")
+
+
+def test_the_referee_refuses_a_bad_table_folder(tmp_path: Path) -> None:
+    from zengine.tools.referee.config import ConfigError, parse_command_line
+
+    with pytest.raises(ConfigError, match="--tables: no such folder"):
+        parse_command_line(["--each", "depth=1", "--tables", str(tmp_path / "missing")])
+    config = parse_command_line(["--each", "depth=1", "--tables", str(tmp_path)])
+    assert config.adjudication.tables == str(tmp_path)
+    assert type(config).from_json(config.to_json()) == config

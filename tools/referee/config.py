@@ -719,9 +719,19 @@ class Adjudication:
     draw: DrawRule | None = None
     #: A draw after this many plies (0 = off).
     max_plies: int = 1000
+    #: ``--tables``: the folder of endgame tables that end a game they hold (None = off).
+    tables: str | None = None
 
     def __post_init__(self) -> None:
         _within("--maxplies", self.max_plies, 0, MAX_GAMES)
+        if self.tables is not None:
+            from zengine.engine.endgame import TableError
+            from zengine.tools.referee.tables import table_folder
+
+            try:
+                table_folder(self.tables)
+            except TableError as exc:
+                raise ConfigError(f"--tables: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -865,6 +875,7 @@ class MatchConfig:
             "resign": None if adj.resign is None else asdict(adj.resign),
             "draw": None if adj.draw is None else asdict(adj.draw),
             "maxplies": adj.max_plies,
+            "tables": adj.tables,
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "recover": self.recover,
             "out": self.out,
@@ -904,6 +915,7 @@ class MatchConfig:
                 else ResignRule(**_json_ints(resign, "resign", ResignRule, bools=("twosided",))),
                 draw=None if draw is None else DrawRule(**_json_ints(draw, "draw", DrawRule)),
                 max_plies=_json_int(data, "maxplies"),
+                tables=None if data.get("tables") is None else _text(data, "tables"),
             ),
             sprt=None if sprt is None else SprtConfig(**_json_sprt(sprt)),
             recover=_json_bool(data, "recover"),
@@ -1015,6 +1027,7 @@ OPTIONS: dict[str, int | None] = {
     "openings": None,
     "seed": 1,
     "maxplies": 1,
+    "tables": 1,
     "resign": None,
     "draw": None,
     "sprt": None,
@@ -1143,6 +1156,7 @@ def parse_command_line(args: list[str]) -> MatchConfig:
     resign: ResignRule | None = None
     draw: DrawRule | None = None
     max_plies = Adjudication().max_plies
+    tables: str | None = None
     for name, words in split_options(args):
         if name == "engine":
             engines.append(key_values(name, words))
@@ -1162,6 +1176,8 @@ def parse_command_line(args: list[str]) -> MatchConfig:
             settings[name] = _int("--seed", words[0], 0, MAX_NODES)
         elif name == "maxplies":
             max_plies = _int("--maxplies", words[0], 0, MAX_GAMES)
+        elif name == "tables":
+            tables = os.path.abspath(words[0])  # a resume from elsewhere finds it
         elif name == "tournament":
             try:
                 settings[name] = Tournament(words[0])
@@ -1215,6 +1231,6 @@ def parse_command_line(args: list[str]) -> MatchConfig:
         variant=settings.pop("variant", variant_names()[0]),
         seed=settings.pop("seed") if "seed" in settings else secrets.randbelow(2**31),
         rules=rules,
-        adjudication=Adjudication(resign, draw, max_plies),
+        adjudication=Adjudication(resign, draw, max_plies, tables),
         **settings,
     )

@@ -21,6 +21,7 @@ from zengine.tools.referee.clock import Clock, go_limits
 from zengine.tools.referee.config import Adjudication
 from zengine.tools.referee.engine_client import EngineError, EngineProcess
 from zengine.tools.referee.schedule import Opening
+from zengine.tools.referee.tables import table_ending
 from zengine.tools.referee.terminations import Ending, Termination
 
 #: Mate scores count as centipawns this large (less the distance) for adjudication.
@@ -130,6 +131,10 @@ def play_game(
         over = state.outcome()
         if over is not None:
             return finish(Ending.by_rules(over))
+        if adjudication.tables is not None:
+            exact = table_ending(adjudication.tables, state)
+            if exact is not None:
+                return finish(exact)
         played = len(moves)
         if adjudication.max_plies and played >= adjudication.max_plies:
             return finish(

@@ -205,6 +205,7 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --seed N                the schedule's seed (drawn and printed if absent)
 --ratinginterval N      an Elo line every N games (default 10, 0 = none)
 --maxplies N            draw after N plies (default 1000, 0 = off)
+--tables DIR            end a game at a position of these endgame tables, exactly
 --resign movecount=N score=CP [twosided=true]
                         (defaults movecount=3 score=1000)
 --draw movenumber=N movecount=N score=CP
