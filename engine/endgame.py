@@ -62,6 +62,7 @@ class Header:
     material: str
     entries: int
     sha256: str
+    numbering: str
 
 
 class TableCodec(ABC):
@@ -73,6 +74,9 @@ class TableCodec(ABC):
     together."""
 
     rules: Rules
+    #: How positions are numbered: stored in every file, and a file numbered otherwise is
+    #: refused (its values would belong to other positions).
+    numbering: str
 
     @abstractmethod
     def material(self, state: State) -> str | None:
@@ -115,10 +119,12 @@ def table_name(rules: Rules, material: str) -> str:
     return f"{rules.name}-{material}{SUFFIX}"
 
 
-def write_table(folder: Path, rules: Rules, material: str, values: bytes) -> Path:
+def write_table(folder: Path, codec: TableCodec, material: str, values: bytes) -> Path:
     """Write a table file, complete or not at all (a temporary name, renamed when written)."""
+    rules = codec.rules
     path = folder / table_name(rules, material)
     header = {
+        "numbering": codec.numbering,
         "format": FORMAT_VERSION,
         "game": rules.game,
         "variant": rules.name,
@@ -178,6 +184,7 @@ def read_table(path: Path) -> tuple[Header, bytes]:
         "material": str,
         "entries": int,
         "sha256": str,
+        "numbering": str,
     }
     if not isinstance(fields, dict) or any(
         not isinstance(fields.get(k), kind) for k, kind in expected.items()
@@ -201,6 +208,7 @@ def read_table(path: Path) -> tuple[Header, bytes]:
         fields["material"],
         len(values),
         fields["sha256"],
+        fields["numbering"],
     )
     return header, values
 
@@ -210,6 +218,11 @@ def check_table(path: Path, header: Header, rules: Rules, codec: TableCodec) -> 
     if (header.game, header.options) != (rules.game, dict(rules.options)):
         raise TableError(
             f"table {shown(path.name, 80)}: made for {header.variant}, not {rules.name}"
+        )
+    if header.numbering != codec.numbering:
+        raise TableError(
+            f"table {shown(path.name, 80)}: numbered '{shown(header.numbering, 80)}',"
+            f" this zengine numbers '{codec.numbering}' (build the table again)"
         )
     try:
         entries = codec.entries(header.material)

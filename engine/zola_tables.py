@@ -6,7 +6,7 @@ Blue to move (colour reduction).
 
 **Numbering.** The 8 symmetries of the square board keep every distance from the centre, so
 they keep every value. The side to move's checkers are turned into the *canonical* image of
-their orbit (the least bitboard of the 8), numbered in the order orbits are first met; the
+their orbit (the least bitboard of the 8), orbits numbered in increasing order of it; the
 other side's checkers, turned the same way, are numbered among the free squares by their
 combinatorial rank. A table holds ``orbits(a) * C(n*n - a, b)`` values: about an eighth of
 the boards.
@@ -78,6 +78,8 @@ def parse_material(material: str) -> tuple[int, int]:
 class ZolaTableCodec(TableCodec):
     """The tables of one board size."""
 
+    numbering = "zola orbits by least board, colex rank of the other side (1)"
+
     def __init__(self, rules: ZolaRules) -> None:
         self.rules = rules
         self.zola = rules
@@ -88,13 +90,10 @@ class ZolaTableCodec(TableCodec):
         #: per symmetry, per square: the bit of its image
         self.images = [tuple(1 << p[sq] for sq in range(self.squares)) for p in perms]
         index_of = {p: i for i, p in enumerate(perms)}
-        inverse = [index_of[tuple(sorted(range(self.squares), key=p.__getitem__))] for p in perms]
-        #: compose[u][t]: the symmetry doing t, then u
-        self.compose = [
-            [index_of[tuple(pu[pt[sq]] for sq in range(self.squares))] for pt in perms]
-            for pu in perms
+        #: inverse[t]: the symmetry undoing t
+        self.inverse = [
+            index_of[tuple(sorted(range(self.squares), key=p.__getitem__))] for p in perms
         ]
-        self.inverse = inverse
         #: binomial[m][k] = C(m, k)
         self.binomial = [
             [comb(m, k) for k in range(self.squares + 1)] for m in range(self.squares + 1)
@@ -122,23 +121,23 @@ class ZolaTableCodec(TableCodec):
             return found
         table: dict[int, tuple[int, int, int]] = {}
         canonical: list[int] = []
-        compose, inverse = self.compose, self.inverse
-        for squares in combinations(range(self.squares), a):
-            board = 0
-            for sq in squares:
-                board |= 1 << sq
-            if board in table:
-                continue
-            turned = [self.turn(board, t) for t in range(8)]
-            least = min(turned)
-            k = turned.index(least)
-            number = len(canonical)
-            canonical.append(least)
-            for t, image in enumerate(turned):
-                if image not in table:
-                    # image = T_t(board) and least = T_k(board): T_k after T_t^-1 maps it there
-                    table[image] = (number, compose[k][inverse[t]], least)
-            table[least] = (number, 0, least)
+        inverse = self.inverse
+        turn = self.turn
+        # Every board of ``a`` checkers in increasing order (Gosper's next combination): the
+        # first board of an orbit met is its least image, the canonical one.
+        board = (1 << a) - 1
+        end = 1 << self.squares
+        while board < end:
+            if board not in table:
+                number = len(canonical)
+                canonical.append(board)
+                for t in range(8):
+                    image = turn(board, t)
+                    if image not in table:  # image = T_t(board): T_t^-1 takes it back
+                        table[image] = (number, inverse[t], board)
+            low = board & -board
+            ripple = board + low
+            board = (((ripple ^ board) >> 2) // low) | ripple
         self._orbits[a] = table
         self._canonical[a] = canonical
         return table

@@ -66,7 +66,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory, zola6: EndgameTables) -> Pa
     """A folder with the 6x6 tables up to 4 checkers."""
     path = tmp_path_factory.mktemp("tables")
     for material, values in zola6.tables.items():
-        write_table(path, zola6.codec.rules, material, values)
+        write_table(path, zola6.codec, material, values)
     return path
 
 
@@ -187,6 +187,7 @@ def damaged_copies(folder: Path, tmp_path: Path) -> list[tuple[str, Path]]:
         "not a table": b"hello\n",
         "header": data[:header_end].replace(b'"format": 1', b'"format": 2') + data[header_end:],
         "entries": data[:header_end].replace(b'"entries": ', b'"entries": 1') + data[header_end:],
+        "numbering": data[:header_end].replace(b"(1)", b"(0)") + data[header_end:],
         "foreign": data[:header_end].replace(b'"size": "6"', b'"size": "8"') + data[header_end:],
     }
     folders = []

@@ -89,7 +89,7 @@ def _build_group(work: tuple[str, tuple[str, ...], str, list[str]]) -> tuple[str
             counter.value += count
 
     for material, values in codec.build(group, tables, progress).items():
-        write_table(path, rules, material, values)
+        write_table(path, codec, material, values)
     return ",".join(group), time.perf_counter() - started
 
 
@@ -168,7 +168,7 @@ def build_command(variant: str, pieces: int, folder: str, jobs: int) -> None:
                     tables.update(load_tables(path, rules, codec, needed))
                     values = codec.build(group, tables, advance)
                     for material, data in values.items():
-                        write_table(path, rules, material, data)
+                        write_table(path, codec, material, data)
                     tables.update(values)
                     built.update(group)
             else:
