@@ -13,7 +13,7 @@ from zengine.protocol.session import Session
 #: A search's ``info`` line as the spec writes it.
 INFO_RE = re.compile(
     r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
-    r"( hashfull \d+)?( pv( \S+)+)?$"
+    r"( hashfull \d+)?( tbhits \d+)?( pv( \S+)+)?$"
 )
 
 

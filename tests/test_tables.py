@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from brute_force import solve_exactly
+from test_protocol_helpers import INFO_RE, Script
 
 from zengine.cli import main
 from zengine.engine import zola_tables
@@ -317,6 +318,22 @@ def test_the_option_is_listed_set_and_cleared(folder: Path, tmp_path: Path) -> N
     assert infos[-1].score.cp is not None
 
 
+def test_the_protocol_contract(folder: Path) -> None:
+    """``setoption name TablePath`` then ``go depth 1``: an info line with the exact mate and
+    tbhits, then the bestmove of its pv."""
+    script = Script()
+    assert (
+        script.send(f"setoption name TablePath value {folder}", "position fen 6/6/br4/6/6/6 r")
+        == []
+    )
+    lines = script.search("go depth 1")
+    assert INFO_RE.match(lines[0]) and " score mate 2 " in lines[0] and " tbhits " in lines[0]
+    assert lines[0].endswith(" pv b4-a5 pass a5xa4") and lines[-1] == "bestmove b4-a5"
+    assert script.one("setoption name TablePath value /no/such/folder") == (
+        "error bad-value no such folder '/no/such/folder'"
+    )
+
+
 def test_tbhits_travel_in_info_lines() -> None:
     line = Info(depth=1, nodes=5, tbhits=7, pv=("a1xa2",)).format()
     assert line == "info depth 1 nodes 5 tbhits 7 pv a1xa2"
@@ -347,7 +364,8 @@ def test_build_then_probe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and "0 built" in out and "3 kept" in out
     code, out, _ = run(["tables", "probe", "--dir", str(tmp_path), "6/6/br4/6/6/6", "r"], capsys)
     assert code == 0
-    # b4-a5 leaves Blue's a4 only a4-a3, which a5 takes; the other steps let a4 take b4
+    # b4-a5 leaves Blue's a4 no move (a pass), and a5 takes it; after the other steps a4
+    # takes b4
     assert out.splitlines() == [
         "value win 3 mate 2",
         "move b4-a5 win 3 mate 2",
