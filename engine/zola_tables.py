@@ -64,6 +64,11 @@ def _symmetries(n: int) -> list[tuple[int, ...]]:
     return perms
 
 
+#: Per board size: what :meth:`ZolaTableCodec.orbits` found, for every codec of that size (a
+#: folder opened checks each file with a codec of its own).
+_ORBITS: dict[int, tuple[dict[int, dict[int, tuple[int, int, int]]], dict[int, list[int]]]] = {}
+
+
 def parse_material(material: str) -> tuple[int, int]:
     """``(a, b)`` of ``a v b``; ValueError for anything else."""
     a_text, sep, b_text = material.partition("v")
@@ -98,10 +103,10 @@ class ZolaTableCodec(TableCodec):
         self.binomial = [
             [comb(m, k) for k in range(self.squares + 1)] for m in range(self.squares + 1)
         ]
-        #: per count a: own bitboard -> (orbit number, symmetry to its canonical image, image)
-        self._orbits: dict[int, dict[int, tuple[int, int, int]]] = {}
-        #: per count a: the canonical images in orbit order
-        self._canonical: dict[int, list[int]] = {}
+        #: per count a: own bitboard -> (orbit number, symmetry to its canonical image, image),
+        #: and the canonical images in orbit order; shared by every codec of the board size
+        self._orbits, self._canonical = _ORBITS.setdefault(self.n, ({}, {}))
+        self.perms = perms
 
     # --- numbering ---------------------------------------------------------------------------
     def turn(self, board: int, symmetry: int) -> int:
@@ -184,7 +189,30 @@ class ZolaTableCodec(TableCodec):
         a, b = parse_material(material)
         if a + b > self.squares or max(a, b) > self.squares // 2:
             raise ValueError(f"no material '{material}' on {self.n}x{self.n}")
-        return len(self.canonical(a)) * comb(self.squares - a, b)
+        return self.orbit_count(a) * comb(self.squares - a, b)
+
+    def orbit_count(self, a: int) -> int:
+        """How many orbits the boards of ``a`` checkers form, by Burnside's lemma (the mean
+        number of boards each symmetry keeps), without listing them."""
+        kept = 0
+        for perm in self.perms:
+            cycles = []
+            seen = [False] * self.squares
+            for sq in range(self.squares):
+                length = 0
+                while not seen[sq]:
+                    seen[sq] = True
+                    sq = perm[sq]
+                    length += 1
+                if length:
+                    cycles.append(length)
+            # boards the symmetry keeps: unions of whole cycles with a squares in all
+            ways = [1] + [0] * a
+            for length in cycles:
+                for total in range(a, length - 1, -1):
+                    ways[total] += ways[total - length]
+            kept += ways[a]
+        return kept // 8
 
     def plan(self, pieces: int) -> list[list[tuple[str, ...]]]:
         stages = []
