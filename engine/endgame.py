@@ -311,6 +311,15 @@ def table_line(tables: EndgameTables, state: State, move: int) -> list[int]:
     """The best play of the tables after ``move`` to the end of the game (cut where a position
     leaves them)."""
     state.play(move)
+    try:
+        return best_line(tables, state)
+    finally:
+        state.undo()
+
+
+def best_line(tables: EndgameTables, state: State) -> list[int]:
+    """The best play of the tables from ``state`` to the end of the game (empty if the
+    position is not in them)."""
     line: list[int] = []
     try:
         while state.outcome() is None and len(line) < NO_VALUE:
@@ -320,7 +329,7 @@ def table_line(tables: EndgameTables, state: State, move: int) -> list[int]:
             line.append(rows[0][0])
             state.play(rows[0][0])
     finally:
-        for _ in range(len(line) + 1):
+        for _ in line:
             state.undo()
     return line
 

@@ -32,7 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
-from zengine.engine.endgame import EndgameTables, after_move, better_after, table_line
+from zengine.engine.endgame import (
+    EndgameTables,
+    after_move,
+    best_line,
+    better_after,
+    table_line,
+)
 from zengine.engine.game import State
 from zengine.engine.timeman import (
     LATENCY_WINDOW,
@@ -1087,6 +1093,9 @@ class _Search:
                 if st.key in seen:
                     break
                 seen.add(st.key)
+            tables = self.searcher.tables
+            if tables is not None and st.outcome() is None and self.probe is not None:
+                pv += best_line(tables, st)  # the table's own line from its leaf on
         finally:
             for _ in range(played):
                 st.undo()
