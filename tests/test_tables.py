@@ -382,6 +382,8 @@ def test_build_then_probe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         (["build", "--checkers", "1", "--dir", "x"], "--checkers"),
         (["probe", "--dir", "/no/such", "6/6/6/6/6/r5", "b"], "no such folder"),
         (["probe", "6/6/6/6/6/r5 x"], "side to move"),
+        ([], "give a command: build or probe"),
+        (["build", "--checkers", "3", "--dir", "/dev/null"], "'/dev/null' is not a folder"),
     ],
 )
 def test_bad_command_lines_are_one_line(

@@ -101,9 +101,16 @@ def _size(size: int) -> str:
     return f"{size} GB"
 
 
-@click.group("tables", context_settings={"help_option_names": ["-h", "--help"]})
-def tables_command() -> None:
+@click.group(
+    "tables",
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.pass_context
+def tables_command(ctx: click.Context) -> None:
     """Endgame tables: the exact value of every position with few pieces (docs/tables.md)."""
+    if ctx.invoked_subcommand is None:
+        raise click.UsageError("give a command: build or probe (see zengine tables --help)")
 
 
 @tables_command.command("build")
@@ -137,6 +144,8 @@ def build_command(variant: str, pieces: int, folder: str, jobs: int) -> None:
     half-written file."""
     rules, codec = _codec(variant)
     path = Path(folder)
+    if path.exists() and not path.is_dir():
+        raise click.UsageError(f"--dir '{folder}' is not a folder")
     path.mkdir(parents=True, exist_ok=True)
     remove_temporaries(path)
     stages = codec.plan(pieces)
