@@ -94,11 +94,12 @@ def _build_group(work: tuple[str, tuple[str, ...], str, list[str]]) -> tuple[str
 
 
 def _size(size: int) -> str:
-    for unit in ("B", "KB", "MB"):
-        if size < 1024:
-            return f"{size} {unit}"
-        size //= 1024
-    return f"{size} GB"
+    """A file size for people: ``42 KB``, ``5.1 MB``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 @click.group(
