@@ -476,3 +476,13 @@ def test_the_referee_refuses_a_bad_table_folder(tmp_path: Path) -> None:
     config = parse_command_line(["--each", "depth=1", "--tables", str(tmp_path)])
     assert config.adjudication.tables == str(tmp_path)
     assert type(config).from_json(config.to_json()) == config
+
+
+def test_jobs_build_the_same_tables(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["tables", "build", "--checkers", "4", "--jobs", "2", "--dir", str(tmp_path)]
+    code, out, _ = run(args, capsys)
+    assert code == 0 and "6 built" in out
+    for table in folder.glob("*.ztb"):
+        assert (tmp_path / table.name).read_bytes() == table.read_bytes(), table.name
