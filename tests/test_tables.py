@@ -412,6 +412,8 @@ def test_ctrl_c_leaves_whole_tables_and_the_build_resumes(tmp_path: Path) -> Non
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a test run in the background of a script has SIGINT ignored: Ctrl-C's default back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not (tmp_path / "zola-2v2.ztb").exists() and time.monotonic() < deadline:

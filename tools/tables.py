@@ -94,12 +94,12 @@ def _build_group(work: tuple[str, tuple[str, ...], str, list[str]]) -> tuple[str
 
 
 def _size(size: int) -> str:
-    """A file size for people: ``42 KB``, ``5.1 MB``."""
-    if size < 1024:
+    """A file size for people, in decimal units: ``42 KB``, ``5.1 MB``."""
+    if size < 1000:
         return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.0f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
+    if size < 1_000_000:
+        return f"{size / 1000:.0f} KB"
+    return f"{size / 1_000_000:.1f} MB"
 
 
 @click.group(
