@@ -109,9 +109,9 @@ class TableCodec(ABC):
         (``tables``); ``progress(n)`` is told of every ``n`` positions solved. Raises
         :class:`TableError` for a position the game's rules say cannot occur."""
 
+    @abstractmethod
     def pieces(self, material: str) -> int:
         """How many pieces a material has on the board (for ordering and reports)."""
-        return sum(int(part) for part in material.split("v"))
 
 
 def table_name(rules: Rules, material: str) -> str:

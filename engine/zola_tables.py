@@ -181,6 +181,10 @@ class ZolaTableCodec(TableCodec):
         own, opp = state.checkers(state.stm), state.checkers(state.stm ^ 1)
         return self.position_index(own.bit_count(), opp.bit_count(), own, opp)
 
+    def pieces(self, material: str) -> int:
+        a, b = parse_material(material)
+        return a + b
+
     def prepare(self, materials: list[str]) -> None:
         for material in materials:
             self.orbits(parse_material(material)[0])
