@@ -211,7 +211,6 @@ class EngineProcess:
             raise EngineError(
                 Termination.DISCONNECT, self.name, f"cannot start: {shlex.join(config.cmd)}: {exc}"
             ) from None
-        self.ledger.started(self.proc.pid)
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
