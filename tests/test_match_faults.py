@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from functools import partial
 from pathlib import Path
 
@@ -250,6 +251,19 @@ def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path)
     result, games, _ = run(
         tmp_path,
         *pair(fake("--setsid-child", marker)),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+    assert running(marker) == []
+
+
+def test_a_child_that_left_session_and_environment_is_gone_when_the_match_ends(tmp_path):
+    # X's helper forks twice, calls setsid, clears its environment and ignores SIGTERM: no
+    # tag, no session and no parent tie lead to it, but the referee (a subreaper) adopted it.
+    marker = f"detached-{uuid.uuid4().hex}"
+    result, games, _ = run(
+        tmp_path,
+        *pair(fake("--detached-child", marker)),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2

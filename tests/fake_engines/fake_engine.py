@@ -35,6 +35,9 @@ Faults the referee must survive, combinable with any MODE:
   --stderr-flood BYTES writes BYTES of numbered lines to stderr at 'uci', then 'last words'
   --setsid-child TAG   starts a child that leaves the session (setsid) and sleeps; TAG is in
                        its command line, to be found
+  --detached-child TAG starts a child that forks twice (its parent exits at once), calls
+                       setsid, clears its environment, ignores SIGTERM and sleeps; TAG is
+                       in its command line
   --short-child        starts a child that exits at once, and never waits for it (a zombie)
   --ignore-eof         keeps running at end of input (sleeps until killed)
   --ignore-quit        ignores 'quit' and SIGTERM
@@ -77,6 +80,7 @@ def main() -> None:
     parser.add_argument("--no-newline", type=int, default=0)
     parser.add_argument("--stderr-flood", type=int, default=0)
     parser.add_argument("--setsid-child", default=None)
+    parser.add_argument("--detached-child", default=None)
     parser.add_argument("--short-child", action="store_true")
     parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--ignore-quit", action="store_true")
@@ -98,6 +102,8 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+    if args.detached_child:
+        subprocess.run([sys.executable, "-c", DETACH, args.detached_child], check=True)
     mode = args.mode
     rng = random.Random(args.seed)
     variants = variant_names()
@@ -227,6 +233,20 @@ def main() -> None:
             return
     if args.ignore_eof or args.ignore_quit:
         sleep_forever()
+
+
+#: Run by --detached-child: what an engine's helper does to get away from it for good.
+DETACH = """
+import os, signal, sys
+if os.fork():
+    os._exit(0)
+os.setsid()
+if os.fork():
+    os._exit(0)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+code = "import time; time.sleep(600)"
+os.execve(sys.executable, [sys.executable, "-c", code, sys.argv[1]], {})
+"""
 
 
 def _write_all(data: bytes, stream=None) -> None:

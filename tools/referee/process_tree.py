@@ -24,6 +24,7 @@ find nothing and do nothing; the process-group kill of :mod:`tools.referee.engin
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import secrets
 import signal
@@ -77,12 +78,43 @@ def is_subreaper() -> bool:
 
 @contextmanager
 def subreaper() -> Iterator[None]:
-    """This process is a child subreaper inside the block (as it was before, after it)."""
+    """This process is a child subreaper inside the block (as it was before, after it); at the
+    block's end, what it adopted meanwhile is stopped (:func:`stop_adopted`)."""
     before = set_subreaper(True)
+    me = os.getpid()
+    own = {(proc.pid, proc.start) for proc in all_procs() if proc.ppid == me}
     try:
         yield
     finally:
+        stop_adopted(own)
         set_subreaper(before)
+
+
+def stop_adopted(own: set[tuple[int, int]]) -> list[int]:
+    """SIGKILL the children of this process (a subreaper) that are not in ``own`` (pid, start
+    time) nor ``multiprocessing``'s, with their descendants, then reap; returns the pids.
+
+    A process whose parent died below a subreaper is re-parented to it, however it left its
+    session and environment (``setsid``, an empty environment, SIGTERM ignored): once the
+    engines are stopped, every child the block did not start itself is such an orphan."""
+    me = os.getpid()
+    spawned = {child.pid for child in multiprocessing.active_children()}
+    killed: dict[int, Proc] = {}
+    for _ in range(5):  # again until nothing is left: a process may start another meanwhile
+        procs = all_procs()
+        adopted = {
+            proc.pid
+            for proc in procs
+            if proc.ppid == me and (proc.pid, proc.start) not in own and proc.pid not in spawned
+        }
+        wanted = adopted | _descendants(procs, adopted)
+        found = {p.pid: p for p in procs if p.pid in wanted and p.pid not in killed}
+        if not found:
+            break
+        kill_processes({pid: proc for pid, proc in found.items() if proc.state != "Z"})
+        killed.update(found)
+    reap(killed)
+    return sorted(killed)
 
 
 def die_with_parent(parent: int) -> Callable[[], None]:
