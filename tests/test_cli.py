@@ -293,6 +293,7 @@ def slow_square(n: int) -> int:
 
 
 @linux_only
+@pytest.mark.usefixtures("sigint_raises")
 def test_a_ctrl_c_while_the_workers_start_stops_parallel_map(monkeypatch) -> None:
     """A Ctrl-C that arrives while the workers are being forked waits (SIGINT is blocked
     there) and is raised as soon as they exist, before any work is handed out to them."""
@@ -327,6 +328,7 @@ class InterruptedFinaliser:
 
 @linux_only
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.usefixtures("sigint_raises")
 def test_a_ctrl_c_swallowed_by_a_finaliser_still_stops_parallel_map(monkeypatch) -> None:
     """Python raises a Ctrl-C wherever the main thread is, a ``__del__`` included, which
     swallows it; parallel_map notices the Ctrl-C all the same and stops at once (CI once saw
