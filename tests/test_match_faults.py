@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from fake_match import (
     pair,
     running,
     start_match,
+    unique,
     wait_for_games,
     wait_until_gone,
 )
@@ -247,7 +247,7 @@ def test_an_error_instead_of_a_move_loses_quoted(tmp_path):
 
 
 def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path):
-    marker = f"setsid-child-{tmp_path.name}"
+    marker = unique("setsid-child")
     result, games, _ = run(
         tmp_path,
         *pair(fake("--setsid-child", marker)),
@@ -260,7 +260,7 @@ def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path)
 def test_a_child_that_left_session_and_environment_is_gone_when_the_match_ends(tmp_path):
     # X's helper forks twice, calls setsid, clears its environment and ignores SIGTERM: no
     # tag, no session and no parent tie lead to it, but the referee (a subreaper) adopted it.
-    marker = f"detached-{uuid.uuid4().hex}"
+    marker = unique("detached")
     result, games, _ = run(
         tmp_path,
         *pair(fake("--detached-child", marker)),
@@ -291,7 +291,7 @@ def referee(out: Path, *engines: str, games: int = 8) -> subprocess.Popen:
 
 def test_a_killed_referee_takes_its_engines_and_resume_stops_the_rest(tmp_path):
     out = tmp_path / "m"
-    marker = f"grandchild-{tmp_path.name}"
+    marker = unique("grandchild")
     engines = pair(
         fake("--ignore-eof", "--log", f"{out}.x", "--setsid-child", marker),
         fake("--ignore-eof", "--log", f"{out}.n"),
