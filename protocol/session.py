@@ -392,7 +392,9 @@ class Session:
             answers: dict[str, Callable[[], str]] = {
                 "gameover": lambda: "true" if engine.is_over() else "false",
                 "p1turn": lambda: "true" if engine.side_to_move() == "p1" else "false",
-                "result": engine.result,
+                # With no position, a drawn finished game: a runner that ends a game only on
+                # a result would loop on `none` (docs/protocol.md, "No position").
+                "result": lambda: engine.result() if engine.has_position else "draw",
                 "fen": engine.position_text,
             }
             if what not in answers:

@@ -359,7 +359,7 @@ def test_a_failed_position_leaves_no_position(script: Script, failing: str) -> N
     ) == [
         "no position",
         "response true",
-        "response none",
+        "response draw",
         "response true",
         NO_POSITION,
         NO_POSITION,
@@ -443,7 +443,7 @@ def test_a_runner_that_ignores_errors_stops_at_once(script: Script) -> None:
         reply = script.search("go depth 1")
         moves.append(reply[-1].split()[1])
     assert rounds == 1
-    assert script.send("query result") == ["response none"]
+    assert script.send("query result") == ["response draw"]
 
 
 def test_move_is_all_or_none(script: Script) -> None:
