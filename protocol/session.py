@@ -14,6 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
+from zengine import DISTRIBUTION
 from zengine.engine.facade import (
     BadOptionSyntax,
     BadOptionValue,
@@ -136,7 +137,7 @@ def clean(text: str, limit: int = 200) -> str:
 def version() -> str:
     """The installed package's version."""
     try:
-        return importlib.metadata.version("zengine")
+        return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
 
@@ -144,7 +145,7 @@ def version() -> str:
 def author() -> str:
     """The installed package's author."""
     try:
-        authors = importlib.metadata.metadata("zengine").get_all("Author") or []
+        authors = importlib.metadata.metadata(DISTRIBUTION).get_all("Author") or []
     except importlib.metadata.PackageNotFoundError:
         authors = []
     return authors[0] if authors else "zengine developers"

@@ -7,6 +7,7 @@ packages, the collision that used to overwrite the referee's modules.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -87,6 +88,49 @@ def test_wheel_has_one_top_level_name(wheel: Path) -> None:
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Operating System :: POSIX" in metadata
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+
+def test_the_distribution_is_not_the_index_s_zengine(wheel: Path) -> None:
+    """The name ``zengine`` on the package index is an unrelated project (a BPMN workflow
+    framework): this one is published as another name, which the code asks its version of."""
+    from zengine import DISTRIBUTION
+
+    assert DISTRIBUTION != "zengine"
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode()
+    assert f"Name: {DISTRIBUTION}\n" in text
+    extras = (ROOT / "pyproject.toml").read_text()
+    assert f'"{DISTRIBUTION}[cluster]"' in extras  # the test extra brings this one's cluster
+
+
+#: ``pip install`` advice: the command and its first argument.
+INSTALL = re.compile(r"pip install (?:-[-\w]+ )*('[^']+'|[-\w.\[\]]+)")
+
+
+def test_every_install_advice_installs_this_project() -> None:
+    """README, docs, scripts and the command's error lines advise installs that bring this
+    project (``.`` from a clone, or its distribution name), never the index's ``zengine``."""
+    from zengine import DISTRIBUTION
+    from zengine.tools.referee import cluster
+
+    texts = {"cluster.INSTALL_HINT": cluster.INSTALL_HINT}
+    for name in ["README.md", *(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]:
+        texts[name] = (ROOT / name).read_text(encoding="utf-8")
+    for name in ["tools/referee/match.py", "tools/referee/cluster.py", "cli.py"]:
+        texts[name] = (ROOT / name).read_text(encoding="utf-8")
+    found = 0
+    for name, text in texts.items():
+        assert "zengine[" not in text, name
+        for target in INSTALL.findall(text):
+            found += 1
+            target = target.strip("'")
+            if target.startswith("-"):  # an option alone: "`pip install -e`"
+                continue
+            ok = target.startswith(".") or target.startswith(DISTRIBUTION)
+            ok = ok or target in ("mypy", "zengine-hexapawn")  # a tool; a plugin's own name
+            assert ok, f"{name}: pip install {target}"
+    assert found >= 4
 
 
 def _neighbour_wheel(tmp: Path) -> Path:

@@ -9,6 +9,7 @@ import time
 import pytest
 from test_protocol_helpers import Script
 
+from zengine import DISTRIBUTION
 from zengine.engine import facade
 from zengine.engine.game import legal_moves_text
 from zengine.engine.perft import divide
@@ -40,7 +41,7 @@ def script() -> Script:
 
 @pytest.mark.parametrize("word,ok", [("uci", "uciok"), ("ugi", "ugiok"), ("UCI", "uciok")])
 def test_handshake_lists_exactly_the_options(script: Script, word: str, ok: str) -> None:
-    version = importlib.metadata.version("zengine")
+    version = importlib.metadata.version(DISTRIBUTION)
     reply = script.send(word)
     assert reply[0] == f"id name zengine {version}"
     assert reply[1].startswith("id author ") and len(reply[1]) > len("id author ")

@@ -214,7 +214,7 @@ HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style opt
 --timeout start=S ready=S move=S grace=S   uciok, readyok, untimed move, clock grace
 --out DIR | --resume DIR   --event NAME   --debug (traffic.log)
 --cluster tcp://HOST:PORT | local:N   play the games on a Dask cluster (one game
-                        per worker thread; needs pip install 'zengine[cluster]')
+                        per worker thread; needs Dask: pip install '.[cluster]')
 
 With no --engine, the built-in engine plays itself: a short demonstration on {first}.
 
