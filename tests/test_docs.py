@@ -3,8 +3,10 @@ the protocol and rules pages is replayed, every perft figure they quote is in th
 and the Zhadu step table of docs/zhadu.md is the board the engine builds.
 
 Replies are compared exactly, except what varies by machine or install: ``nps`` and ``time`` in
-``info`` lines, the search lines of searches bounded by a clock or by ``stop`` (only their form
-and a legal ``bestmove`` are checked), and the version and author of the handshake. Error lines
+``info`` lines, the search lines of searches bounded by a clock (only their form and a legal
+``bestmove`` are checked), how deep a search that ``stop`` ends got (its ``info`` lines up to
+the deepest shown are compared, its ``bestmove`` is checked legal), and the version and author
+of the handshake. Error lines
 are compared whole, detail included. tests/doc_sessions.py refreshes the sessions from the
 engine.
 """
@@ -25,6 +27,7 @@ from doc_sessions import (
     same,
     searches_fixed,
     sessions,
+    settled_same,
     shell_examples,
 )
 from naive_zhadu import table_adjacency
@@ -50,6 +53,8 @@ def compare(where: str, command: str, shown: list[str], got: Reply) -> None:
     for line in shown:
         if line.startswith("info depth "):
             assert INFO_RE.match(line), f"{where}: the documentation shows a malformed '{line}'"
+        if line.startswith("bestmove ") and got.legal:
+            assert line.split()[1] in got.legal, f"{where}: the documentation shows '{line}'"
     assert same(shown, got.lines, got.fixed), f"{where}: '{command}' printed\n" + "\n".join(
         got.lines
     )
@@ -70,6 +75,13 @@ def test_example_sessions_are_real(example: Example) -> None:
     assert len(replies) == len(example.steps), f"{example.where}: commands after quit"
     for step, reply in zip(example.steps, replies):
         compare(example.where, step.command, step.expected, reply)
+    for index, reply in enumerate(replies):
+        if reply.settled is not None:
+            # A search only stop ends: the iterations shown, up to the deepest, are exact.
+            assert settled_same(example, index, reply), (
+                f"{example.where}: '{example.steps[index].command}' printed\n"
+                + "\n".join(reply.settled)
+            )
 
 
 def test_the_pages_have_example_sessions() -> None:
