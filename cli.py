@@ -32,6 +32,7 @@ from typing import Any, NoReturn
 
 import click
 
+from zengine import DISTRIBUTION
 from zengine.engine.values import TextError, parse_int, shown
 
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
@@ -424,7 +425,7 @@ def interrupted(where: str) -> NoReturn:
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(package_name="zengine", prog_name="zengine")
+@click.version_option(package_name=DISTRIBUTION, prog_name="zengine")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """zengine: an engine for Zola and Zhadu.

@@ -172,6 +172,18 @@ def _close(fd: int) -> Callable[[], None]:
     return lambda: os.close(fd)
 
 
+def test_version_names_the_distribution() -> None:
+    """``--version`` asks for the version of this project's distribution (zengine.DISTRIBUTION),
+    not of the index's unrelated ``zengine``."""
+    import importlib.metadata
+
+    from zengine import DISTRIBUTION
+
+    proc = subprocess.run([*ZENGINE, "--version"], capture_output=True, text=True, timeout=DEADLINE)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == f"zengine, version {importlib.metadata.version(DISTRIBUTION)}\n"
+
+
 @pytest.mark.parametrize(
     "args",
     [
