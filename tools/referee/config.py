@@ -33,15 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from zengine.engine.game import GameError, Rules
-from zengine.engine.values import (
-    MAX_DEPTH,
-    MAX_MS,
-    MAX_NODES,
-    GoLimits,
-    TextError,
-    parse_int,
-    shown,
-)
+from zengine.engine.text import shown
+from zengine.engine.values import MAX_DEPTH, MAX_MS, MAX_NODES, GoLimits, TextError, parse_int
 from zengine.engine.variants import make_rules, variant_names
 
 
