@@ -271,11 +271,6 @@ class EngineLimits:
         """The fixed time per move (``st=``), if any."""
         return self.search.movetime
 
-    @property
-    def timed(self) -> bool:
-        """Whether the referee can forfeit on time (a clock or a fixed move time)."""
-        return self.tc is not None or self.search.movetime is not None
-
     def text(self) -> str:
         """The limits as the PGN TimeControl text (``10+0.1``, ``st=0.5``, ``depth=3``)."""
         parts = []
