@@ -517,5 +517,5 @@ def test_every_wrong_value_of_config_json_is_a_config_error(name: str) -> None:
 
 def test_config_json_sprt_needs_every_setting() -> None:
     data = _full_config()
-    with pytest.raises(ConfigError, match="'sprt' is not an object of elo0, elo1, alpha, beta"):
+    with pytest.raises(ConfigError, match="configuration: 'elo1' is not a number"):
         MatchConfig.from_json({**data, "sprt": {"elo0": 0}})

@@ -37,6 +37,7 @@ from zengine.tools.referee.config import (
     Tournament,
     parse_command_line,
 )
+from zengine.tools.referee.datajson import from_json, to_json
 from zengine.tools.referee.game import adjudicate
 from zengine.tools.referee.records import (
     GameRecord,
@@ -404,7 +405,7 @@ def test_config_json_of_the_previous_version_reads():
     [
         ({"sprt": {"elo0": 0, "elo1": 5, "alpha": 0.7, "beta": 0.5}}, "alpha \\+ beta"),
         ({"games": "2"}, "whole number"),
-        ({"engines": "x"}, "list of engines"),
+        ({"engines": "x"}, "'engines' is not a list of objects"),
         ({"variant": "chess"}, "unknown game"),
         ({"timeout": {"start": -1}}, "timeout start=-1.0: must be a finite number of seconds"),
         ({"openings": {"kind": "lottery"}}, "openings kind"),
@@ -498,8 +499,8 @@ def test_openings_file_plies_cuts_each_line(tmp_path):
     ]
     # Without plies= (and in a config.json of an earlier version) the lines are whole.
     whole = replace(cfg.openings, file_plies=None)
-    assert "plies" not in whole.to_json()
-    assert OpeningsConfig.from_json(whole.to_json()) == whole
+    assert "plies" not in to_json(whole)
+    assert from_json(OpeningsConfig, to_json(whole), "openings") == whole
     assert openings_for(rules, whole, 1, 1) == [Opening(None, ("b4xb3", "f5xf4", "a5xb5"))]
 
 

@@ -17,6 +17,8 @@ picklable data: a worker in another process can be handed a :class:`MatchConfig`
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
 import math
 import os
 import re
@@ -28,7 +30,7 @@ import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,8 @@ from zengine.engine.values import (
     shown,
 )
 from zengine.engine.variants import make_rules, variant_names
+from zengine.tools.referee import datajson
+from zengine.tools.referee.datajson import Codec, json_field
 
 
 class ConfigError(ValueError):
@@ -373,9 +377,6 @@ class Timeouts:
         }
         return replace(self, **values)
 
-    def to_json(self) -> dict[str, float | None]:
-        return {"start": self.start, "ready": self.ready, "move": self.move, "grace": self.grace}
-
 
 # --- engines ------------------------------------------------------------------------------------
 
@@ -407,12 +408,18 @@ class EngineConfig:
     ask it for moves (``limits``) and how long to wait for it (``timeouts``)."""
 
     name: str
-    cmd: tuple[str, ...]
-    limits: EngineLimits
+    #: How the engine is run, not what it plays: a resume may find it moved (:meth:`MatchConfig.games_digest`).
+    cmd: tuple[str, ...] = field(metadata=json_field(run=True))
+    #: Stored as the engine's ``key=value`` words (``tc``, ``st``, ...), as people write them.
+    limits: EngineLimits = field(
+        metadata=json_field(
+            codec=Codec(lambda x: x.keys(), lambda d: EngineLimits.parse(d), Mapping[str, str])
+        )
+    )
     proto: Proto = Proto.UCI
     options: Mapping[str, str] = field(default_factory=dict)
-    workdir: str | None = None
-    timeouts: Timeouts = Timeouts()
+    workdir: str | None = field(default=None, metadata=json_field("dir", run=True))
+    timeouts: Timeouts = field(default=Timeouts(), metadata=json_field("timeout", run=True))
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -432,34 +439,6 @@ class EngineConfig:
 
     def describe(self) -> str:
         return f"{self.name} ({shlex.join(self.cmd)}, {self.proto.value})"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "cmd": list(self.cmd),
-            "proto": self.proto.value,
-            "options": dict(self.options),
-            "dir": self.workdir,
-            "limits": self.limits.keys(),
-            "timeout": self.timeouts.to_json(),
-        }
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any], timeouts: Timeouts) -> EngineConfig:
-        """An engine of ``config.json``; ``timeouts`` serves an older file that kept them
-        only for the whole match."""
-        limits = _mapping(data, "limits")
-        timeout = data.get("timeout")
-        own = timeouts if timeout is None else _timeouts_json(timeout)
-        return EngineConfig(
-            name=_text(data, "name"),
-            cmd=tuple(_texts(data, "cmd")),
-            limits=EngineLimits.parse({k: str(v) for k, v in limits.items()}),
-            proto=_proto(str(data.get("proto", "uci"))),
-            options={str(k): str(v) for k, v in _mapping(data, "options").items()},
-            workdir=None if data.get("dir") is None else _text(data, "dir"),
-            timeouts=own,
-        )
 
 
 def _proto(text: str) -> Proto:
@@ -566,22 +545,32 @@ class OpeningsKind(enum.Enum):
     NONE = "none"
 
 
+def _random(values: Mapping[str, Any]) -> bool:
+    return values["kind"] is OpeningsKind.RANDOM
+
+
+def _from_file(values: Mapping[str, Any]) -> bool:
+    return values["kind"] is OpeningsKind.FILE
+
+
 @dataclass(frozen=True)
 class OpeningsConfig:
     """``--openings``: random lines of ``plies`` plies, the lines of a ``file`` (in ``order``
     from line ``start``, each line's moves cut to ``file_plies`` plies if given, as
     cutechess's ``plies=``), or none (every game from the start position)."""
 
-    kind: OpeningsKind = OpeningsKind.RANDOM
-    plies: int = 4
-    file: str | None = None
-    order: str = "sequential"
-    start: int = 1
+    kind: OpeningsKind = field(default=OpeningsKind.RANDOM, metadata=json_field(required=True))
+    plies: int = field(default=4, metadata=json_field(when=_random))
+    file: str | None = field(default=None, metadata=json_field(when=_from_file))
+    order: str = field(default="sequential", metadata=json_field(when=_from_file))
+    start: int = field(default=1, metadata=json_field(when=_from_file))
     #: ``file=PATH plies=N``: at most N plies of each line's moves (None: the whole line).
-    file_plies: int | None = None
+    file_plies: int | None = field(
+        default=None, metadata=json_field("plies", when=_from_file, omit_none=True)
+    )
     #: The SHA-256 (hex) of the file's bytes when the match started (None: not known, as in
     #: the config.json of an earlier version); ``--resume`` refuses a file that changed.
-    digest: str | None = None
+    digest: str | None = field(default=None, metadata=json_field("sha256", omit_none=True))
 
     def __post_init__(self) -> None:
         for plies in (self.plies, self.file_plies):
@@ -647,42 +636,6 @@ class OpeningsConfig:
             return f"file={self.file} order={self.order}{cut}"
         return "none (start position)"
 
-    def to_json(self) -> dict[str, Any]:
-        if self.kind is OpeningsKind.RANDOM:
-            return {"kind": "random", "plies": self.plies}
-        if self.kind is OpeningsKind.FILE:
-            data: dict[str, Any] = {
-                "kind": "file",
-                "file": self.file,
-                "order": self.order,
-                "start": self.start,
-            }
-            if self.file_plies is not None:
-                data["plies"] = self.file_plies
-            if self.digest is not None:
-                data["sha256"] = self.digest
-            return data
-        return {"kind": "none"}
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> OpeningsConfig:
-        try:
-            kind = OpeningsKind(data.get("kind", "none"))
-        except ValueError:
-            raise ConfigError(f"unknown openings kind '{_shown(str(data.get('kind')))}'") from None
-        # A file's "plies" cuts its lines (absent in older folders: whole lines).
-        file_kind = kind is OpeningsKind.FILE
-        plies = _int("openings plies=", str(data.get("plies", 4)), 0, MAX_OPENING_PLIES)
-        return OpeningsConfig(
-            kind,
-            plies=4 if file_kind else plies,
-            file=None if data.get("file") is None else str(data["file"]),
-            order=str(data.get("order", "sequential")),
-            start=_int("openings start=", str(data.get("start", 1)), 1, MAX_GAMES),
-            file_plies=plies if file_kind and "plies" in data else None,
-            digest=None if data.get("sha256") is None else str(data["sha256"]),
-        )
-
 
 @dataclass(frozen=True)
 class ResignRule:
@@ -720,7 +673,7 @@ class Adjudication:
     resign: ResignRule | None = None
     draw: DrawRule | None = None
     #: A draw after this many plies (0 = off).
-    max_plies: int = 1000
+    max_plies: int = field(default=1000, metadata=json_field("maxplies", required=True))
 
     def __post_init__(self) -> None:
         _within("--maxplies", self.max_plies, 0, MAX_GAMES)
@@ -731,10 +684,11 @@ class SprtConfig:
     """``--sprt``: stop the match when the SPRT of H1 (``elo1``) against H0 (``elo0``) decides,
     with error rates ``alpha`` (false H1) and ``beta`` (false H0)."""
 
-    elo0: float = 0.0
-    elo1: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
+    # Each one required in config.json: the command line stores all four.
+    elo0: float = field(default=0.0, metadata=json_field(required=True))
+    elo1: float = field(default=5.0, metadata=json_field(required=True))
+    alpha: float = field(default=0.05, metadata=json_field(required=True))
+    beta: float = field(default=0.05, metadata=json_field(required=True))
 
     def __post_init__(self) -> None:
         for key in ("elo0", "elo1"):
@@ -747,6 +701,11 @@ class SprtConfig:
             raise ConfigError("--sprt: need elo1 > elo0")
 
     KEYS = ("elo0", "elo1", "alpha", "beta")
+
+    def to_json(self) -> dict[str, Any]:
+        """The four settings, as config.json and summary.json hold them."""
+        data: dict[str, Any] = datajson.to_json(self)
+        return data
 
     @staticmethod
     def parse(words: list[str]) -> SprtConfig:
@@ -775,9 +734,6 @@ class SprtConfig:
             }
         )
 
-    def to_json(self) -> dict[str, float]:
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
-
 
 # --- the match ----------------------------------------------------------------------------------
 
@@ -791,27 +747,34 @@ class Tournament(enum.Enum):
 class MatchConfig:
     """A whole match: its engines, the game, the schedule and the rules of the referee."""
 
+    # A field tagged run=True says how the match is run, not what its games are: it may differ
+    # on a resume, and it is left out of the games' digest (:meth:`games_digest`).
     engines: tuple[EngineConfig, ...]
     variant: str
     seed: int
     rules: Mapping[str, str] = field(default_factory=dict)
-    games: int = 2
-    rounds: int = 1
+    games: int = field(default=2, metadata=json_field(required=True))
+    rounds: int = field(default=1, metadata=json_field(required=True))
     tournament: Tournament = Tournament.ROUND_ROBIN
-    concurrency: int = 1
-    openings: OpeningsConfig = OpeningsConfig()
-    adjudication: Adjudication = Adjudication()
+    concurrency: int = field(default=1, metadata=json_field(required=True, run=True))
+    openings: OpeningsConfig = field(default=OpeningsConfig(), metadata=json_field(required=True))
+    adjudication: Adjudication = field(default=Adjudication(), metadata=json_field(flatten=True))
     sprt: SprtConfig | None = None
-    recover: bool = False
-    out: str | None = None
+    recover: bool = field(default=False, metadata=json_field(run=True))
+    out: str | None = field(default=None, metadata=json_field(run=True))
     event: str = "zengine match"
-    debug: bool = False
+    debug: bool = field(default=False, metadata=json_field(run=True))
     #: Games between the live Elo lines (``--ratinginterval``; 0 = none).
-    rating_interval: int = 10
+    rating_interval: int = field(default=10, metadata=json_field("ratinginterval", run=True))
     #: The directory the match was started from (absolute; None in the config.json of an
     #: earlier version): relative commands and ``dir=`` were run from there, and a resume
     #: from elsewhere runs them from there again (:meth:`in_start_dir`).
-    start_dir: str | None = None
+    start_dir: str | None = field(default=None, metadata=json_field(run=True))
+    #: :meth:`games_digest` when the match started (None: not yet, or an earlier version's
+    #: folder); ``--resume`` refuses a folder whose settings changed since.
+    digest: str | None = field(
+        default=None, metadata=json_field("settings_sha256", omit_none=True, run=True)
+    )
 
     def __post_init__(self) -> None:
         if len(self.engines) < 2:
@@ -838,6 +801,8 @@ class MatchConfig:
         for key, value in self.rules.items():
             plain_text("--rule", f"{key}={value}")
         _within("--ratinginterval", self.rating_interval, 0, MAX_GAMES)
+        if self.digest is not None and re.fullmatch(r"[0-9a-f]{64}", self.digest) is None:
+            raise ConfigError("settings sha256: must be 64 lowercase hexadecimal digits")
         self.make_rules()
 
     def make_rules(self) -> Rules:
@@ -853,69 +818,23 @@ class MatchConfig:
 
     def to_json(self) -> dict[str, Any]:
         """``config.json``: :meth:`from_json` reads it back into an equal configuration."""
-        adj = self.adjudication
-        return {
-            "engines": [e.to_json() for e in self.engines],
-            "variant": self.variant,
-            "rules": dict(self.rules),
-            "seed": self.seed,
-            "games": self.games,
-            "rounds": self.rounds,
-            "tournament": self.tournament.value,
-            "concurrency": self.concurrency,
-            "openings": self.openings.to_json(),
-            "resign": None if adj.resign is None else asdict(adj.resign),
-            "draw": None if adj.draw is None else asdict(adj.draw),
-            "maxplies": adj.max_plies,
-            "sprt": None if self.sprt is None else self.sprt.to_json(),
-            "recover": self.recover,
-            "out": self.out,
-            "event": self.event,
-            "debug": self.debug,
-            "ratinginterval": self.rating_interval,
-            "start_dir": self.start_dir,
-        }
+        data: dict[str, Any] = datajson.to_json(self)
+        return data
 
     @staticmethod
     def from_json(data: Any) -> MatchConfig:
         """The configuration of ``config.json`` (also as older versions wrote it)."""
-        if not isinstance(data, Mapping):
-            raise ConfigError("the configuration is not a JSON object")
-        timeouts = _timeouts_json(data.get("timeout") or {})
-        engines = data.get("engines")
-        if not isinstance(engines, list) or not all(isinstance(e, Mapping) for e in engines):
-            raise ConfigError("the configuration has no list of engines")
-        resign, draw, sprt = data.get("resign"), data.get("draw"), data.get("sprt")
         try:
-            tournament = Tournament(data.get("tournament", "round-robin"))
-        except ValueError:
-            raise ConfigError(f"unknown tournament '{data.get('tournament')}'") from None
-        return MatchConfig(
-            engines=tuple(EngineConfig.from_json(e, timeouts) for e in engines),
-            variant=_text(data, "variant"),
-            seed=_json_int(data, "seed"),
-            rules={str(k): str(v) for k, v in _mapping(data, "rules").items()},
-            games=_json_int(data, "games"),
-            rounds=_json_int(data, "rounds"),
-            tournament=tournament,
-            concurrency=_json_int(data, "concurrency"),
-            openings=OpeningsConfig.from_json(_mapping(data, "openings")),
-            adjudication=Adjudication(
-                resign=None
-                if resign is None
-                else ResignRule(**_json_ints(resign, "resign", ResignRule, bools=("twosided",))),
-                draw=None if draw is None else DrawRule(**_json_ints(draw, "draw", DrawRule)),
-                max_plies=_json_int(data, "maxplies"),
-            ),
-            sprt=None if sprt is None else SprtConfig(**_json_sprt(sprt)),
-            recover=_json_bool(data, "recover"),
-            out=None if data.get("out") is None else str(data["out"]),
-            event=_text(data, "event") if "event" in data else "zengine match",
-            debug=_json_bool(data, "debug"),
-            # Older folders have none: the default.
-            rating_interval=_json_int({"ratinginterval": 10, **data}, "ratinginterval"),
-            start_dir=None if data.get("start_dir") is None else _text(data, "start_dir"),
-        )
+            return datajson.from_json(MatchConfig, _upgraded(data), "configuration")
+        except datajson.ShapeError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def games_digest(self) -> str:
+        """The SHA-256 (hex) of the settings that make the games what they are: all but those
+        tagged ``run`` (concurrency, commands, timeouts, the output...). Kept in config.json
+        when a match starts, so that a resume of an edited folder does not mix two matches."""
+        shaping = datajson.to_json(self, keep=lambda f: not datajson.tag(f, "run"))
+        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()
 
     def in_start_dir(self) -> MatchConfig:
         """The engines as run from the directory the match was started from (for a resume on
@@ -933,73 +852,34 @@ class MatchConfig:
         return replace(self, engines=engines)
 
 
-# --- config.json helpers: a wrong type is a ConfigError, never a TypeError ------------------------
+def _upgraded(data: Any) -> Any:
+    """config.json as earlier versions wrote it, in today's form: the timeouts once for the
+    whole match (each engine has its own now), an openings' ``plies`` and ``start`` as text."""
+    if not isinstance(data, Mapping):
+        return data
+    data = dict(data)
+    shared = data.pop("timeout", None)
+    engines = data.get("engines")
+    if isinstance(engines, list):
+        data["engines"] = [_engine_upgraded(e, shared) for e in engines]
+    openings = data.get("openings")
+    if isinstance(openings, Mapping):
+        data["openings"] = {
+            k: int(v) if k in ("plies", "start") and _digits(v) else v for k, v in openings.items()
+        }
+    return data
 
 
-def _mapping(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = data.get(key) or {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"configuration: '{key}' is not an object")
-    return value
+def _engine_upgraded(engine: Any, shared: Any) -> Any:
+    """An engine with no timeouts of its own takes the match's (none: the defaults)."""
+    if not isinstance(engine, Mapping) or engine.get("timeout") is not None:
+        return engine
+    rest = {k: v for k, v in engine.items() if k != "timeout"}
+    return rest if shared is None else {**rest, "timeout": shared}
 
 
-def _text(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str):
-        raise ConfigError(f"configuration: '{key}' is not a string")
-    return value
-
-
-def _texts(data: Mapping[str, Any], key: str) -> list[str]:
-    value = data.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"configuration: '{key}' is not a list of strings")
-    return value
-
-
-def _json_int(data: Mapping[str, Any], key: str) -> int:
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ConfigError(f"configuration: '{key}' is not a whole number")
-    return value
-
-
-def _json_bool(data: Mapping[str, Any], key: str) -> bool:
-    value = data.get(key, False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"configuration: '{key}' is not true or false")
-    return value
-
-
-def _json_ints(data: Any, key: str, kind: type, bools: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The fields of an adjudication rule (``kind``); a missing one keeps its default."""
-    known = set(kind.__dataclass_fields__)  # type: ignore[attr-defined]
-    if not isinstance(data, Mapping) or not set(data) <= known:
-        raise ConfigError(f"configuration: '{key}' is not an object of {', '.join(sorted(known))}")
-    return {k: _json_bool(data, k) if k in bools else _json_int(data, k) for k in data}
-
-
-def _json_numbers(data: Any, key: str) -> dict[str, float]:
-    if not isinstance(data, Mapping) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()
-    ):
-        raise ConfigError(f"configuration: '{key}' is not an object of numbers")
-    return {str(k): float(v) for k, v in data.items()}
-
-
-def _json_sprt(data: Any) -> dict[str, float]:
-    """The SPRT's settings: all four, as the command line stores them."""
-    numbers = _json_numbers(data, "sprt")
-    if set(numbers) != set(SprtConfig.KEYS):
-        raise ConfigError("configuration: 'sprt' is not an object of elo0, elo1, alpha, beta")
-    return numbers
-
-
-def _timeouts_json(data: Any) -> Timeouts:
-    if not isinstance(data, Mapping) or not set(data) <= set(Timeouts.KEYS):
-        raise ConfigError("configuration: 'timeout' is not an object of start, ready, move, grace")
-    # An earlier version wrote no "ready": its isready waits were the start timeout (None).
-    return Timeouts(**_json_numbers({k: v for k, v in data.items() if v is not None}, "timeout"))
+def _digits(value: Any) -> bool:
+    return isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10
 
 
 # --- the command line ---------------------------------------------------------------------------
