@@ -11,6 +11,7 @@ values of every wrong kind: each reads back or is a ConfigError, never another e
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import sys
@@ -28,7 +29,13 @@ from zengine.tools.referee.config import (
     MatchConfig,
     OpeningsConfig,
     Tournament,
+)
+from zengine.tools.referee.options import (
+    OPTIONS,
+    WORDS_OF,
     parse_command_line,
+    resume_refusal,
+    split_options,
 )
 from zengine.tools.referee.schedule import (
     MAX_OPENING_LINE,
@@ -428,8 +435,39 @@ def test_a_folder_starting_with_a_dash_is_a_folder(capsys: pytest.CaptureFixture
     # -dashdir holds an h: read as letters it would be a request for help.
     assert refused(["--resume", "-dashdir"], capsys) == "--resume -dashdir: no such folder"
     assert refused(["--resume", "-h", "--games", "2"], capsys) == (
-        "--resume takes the stored configuration; drop --games"
+        "--resume takes the stored configuration; drop --games "
+        "(it takes only --concurrency, --ratinginterval and --cluster)"
     )
+
+
+def test_the_options_table_drives_the_command_line_the_resume_rule_and_the_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fields = {f.name for f in dataclasses.fields(MatchConfig)}
+    _, help_text, _ = cli([*TWO, "--help"], capsys)
+    for option in OPTIONS:
+        # A row sets a field of the configuration or a word the parser makes into one.
+        assert option.target in fields or option.target in WORDS_OF, option
+        assert f"--{option.name} {option.args}".strip() in help_text
+        if not option.resume:
+            words = ["--resume", "m", f"--{option.name}", *["1"] * (option.arity or 0)]
+            assert refused(words, capsys) == resume_refusal(option)
+    # The rule is the rows': --cluster (played elsewhere) goes with --resume, and says so.
+    allowed = [o.name for o in OPTIONS if o.resume]
+    assert allowed == ["concurrency", "ratinginterval", "resume", "cluster"]
+    assert "--cluster" in resume_refusal(OPTIONS[0]) and "--cluster" in help_text
+
+
+def test_single_dash_spellings_are_the_same_options() -> None:
+    two = ["--engine", "cmd=zengine", "name=a", "--engine", "cmd=zengine", "name=b"]
+    words = [*two, "--each", "depth=2", "--games", "6", "--seed", "4", "--variant", "zhadu"]
+    single = [w[1:] if w.startswith("--") else w for w in words]
+    assert single[0] == "-engine" and single[-2] == "-variant"
+    assert parse_command_line(single) == parse_command_line(words)
+    assert [o.name for o, _ in split_options(["-games", "2", "---ROUNDS", "3"])] == [
+        "games",
+        "rounds",
+    ]
 
 
 # --- config.json: any wrong value is a ConfigError ---------------------------------------------

@@ -23,6 +23,7 @@ from zengine.engine.values import (
 )
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools.referee import config as c
+from zengine.tools.referee import options
 from zengine.tools.referee.clock import Clock, go_limits
 from zengine.tools.referee.config import (
     ConfigError,
@@ -35,10 +36,10 @@ from zengine.tools.referee.config import (
     SprtConfig,
     TimeControl,
     Tournament,
-    parse_command_line,
 )
 from zengine.tools.referee.datajson import from_json, to_json
 from zengine.tools.referee.game import adjudicate
+from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.records import (
     GameRecord,
     RecordError,
@@ -277,9 +278,9 @@ def test_a_name_given_twice_is_refused(args):
 def test_command_line_demo_defaults():
     cfg = parse_command_line([])
     assert len(cfg.engines) == 2 and cfg.variant == variant_names()[0]
-    assert cfg.games == c.DEMO_GAMES
+    assert cfg.games == options.DEMO_GAMES
     assert cfg.engines[0].name != cfg.engines[1].name
-    assert all(e.limits.tc == TimeControl.parse(c.DEMO_LIMITS["tc"]) for e in cfg.engines)
+    assert all(e.limits.tc == TimeControl.parse(options.DEMO_LIMITS["tc"]) for e in cfg.engines)
     assert isinstance(cfg.seed, int)
     assert parse_command_line(["--seed", "0"]).seed == 0
 
