@@ -14,13 +14,14 @@ import copy
 import dataclasses
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_match import DATA, FAKE, cli
+from fake_match import DATA, FAKE, MATCH_CLI, cli
 
 from zengine.engine.variants import variant_names
 from zengine.tools.referee import schedule as schedule_module
@@ -557,3 +558,29 @@ def test_config_json_sprt_needs_every_setting() -> None:
     data = _full_config()
     with pytest.raises(ConfigError, match="configuration: 'elo1' is not a number"):
         MatchConfig.from_json({**data, "sprt": {"elo0": 0}})
+
+
+def test_a_name_that_is_not_utf8_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A name read from argv with bytes that are not UTF-8 (surrogate escapes in Python) went
+    # into the records, and the report crashed writing it after both games were played.
+    out = tmp_path / "sur"
+    args: list[str | bytes] = [*MATCH_CLI, "--engine", "cmd=zengine", b"name=bad\xed\xa0\x80name"]
+    args += ["--engine", "cmd=zengine", "name=ok", "--each", "depth=1", "--games", "2"]
+    done = subprocess.run([*args, "--out", str(out)], capture_output=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines() == [
+        "zengine match: error: --engine bad\\udced\\udca0\\udc80name: "
+        "name=bad\\udced\\udca0\\udc80name: must be UTF-8 text (it holds bytes that are not)"
+    ]
+    assert not out.exists()
+    # And so is any other text that goes into the records or to the engines.
+    for words in (
+        ["--event", "e\udcff"],
+        ["--rule", "quiet=\udcff"],
+        ["--each", "option.H=\udcff"],
+        ["--out", str(tmp_path / "x\udcff")],  # its name goes into the report
+    ):
+        line = refused([*TWO, *words], capsys)
+        assert "must be UTF-8 text" in line, line

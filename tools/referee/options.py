@@ -40,7 +40,7 @@ from zengine.tools.referee.config import (
     Tournament,
     builtin_engine,
 )
-from zengine.tools.referee.words import ConfigError, key_values, plain_text, read_int
+from zengine.tools.referee.words import ConfigError, key_values, plain_text, read_int, utf8_text
 
 #: The demonstration: the built-in engine against itself when no engine is given.
 DEMO_GAMES = 4
@@ -159,9 +159,9 @@ OPTIONS: tuple[Option, ...] = (
         lambda words, old: (old or Timeouts()).with_keys(key_values("timeout", words), "--timeout "),
         False, "start=S ready=S move=S grace=S", "uciok, readyok, untimed move, clock grace",
     ),
-    Option(("out",), 1, "out", _one(str), False, "DIR", "the output folder (default: a new ./matches/<UTC time>)"),
+    Option(("out",), 1, "out", _one(lambda text: utf8_text("--out", text)), False, "DIR", "the output folder (default: a new ./matches/<UTC time>)"),
     Option(
-        ("resume",), 1, "resume", _one(str), True, "DIR",
+        ("resume",), 1, "resume", _one(lambda text: utf8_text("--resume", text)), True, "DIR",
         "continue the match of DIR (with it only\n{resumable})",
     ),
     Option(("event",), 1, "event", _one(str), False, "NAME", "the Event tag"),

@@ -73,11 +73,22 @@ def read_real(what: str, text: str, low: float, high: float, open_ends: bool = F
     return value
 
 
+def utf8_text(what: str, text: str) -> str:
+    """``text`` if it is UTF-8 text: bytes of argv that are not come as surrogate escapes,
+    which no record, report or pipe can be written with. ConfigError naming ``what`` otherwise."""
+    if any(unicodedata.category(char) == "Cs" for char in text):
+        raise ConfigError(
+            f"{as_written(what, text)}: must be UTF-8 text (it holds bytes that are not)"
+        )
+    return text
+
+
 def plain_text(what: str, text: str) -> str:
     """``text`` if it holds no control character (a line break, an escape): names, the event,
     option names and values and commands end up in PGN tags and protocol lines, where a line
-    break would inject a line of its own. ConfigError naming ``what`` otherwise."""
-    for char in text:
+    break would inject a line of its own; and if it is UTF-8 text (:func:`utf8_text`).
+    ConfigError naming ``what`` otherwise."""
+    for char in utf8_text(what, text):
         if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
             raise ConfigError(
                 f"{as_written(what, text)}: must hold no control character "
