@@ -86,6 +86,7 @@ def run_match(
             executor = _connect(cluster)
             lock = FolderLock(out_dir)
             config = read_config(out_dir)
+            _check_settings_unchanged(config, out_dir)
             config = replace(config, **{k: v for k, v in resumed.items() if k not in WORDS_OF})
             if executor is None:  # on a cluster, commands are the workers' (docs/referee.md)
                 config = config.in_start_dir()
@@ -101,7 +102,12 @@ def run_match(
             check_not_foreign(out_dir)
             lock = FolderLock(out_dir)
             check_unused(out_dir)
-            config = replace(config, out=str(out_dir), start_dir=_current_dir())
+            config = replace(
+                config,
+                out=str(out_dir),
+                start_dir=_current_dir(),
+                digest=config.games_digest(),
+            )
             try:
                 write_config(config, out_dir)
             except OSError as exc:
@@ -161,6 +167,19 @@ def _check_openings(config: MatchConfig) -> MatchConfig:
     except OpeningError as exc:
         raise ConfigError(f"--openings: {exc}") from None
     return config
+
+
+def _check_settings_unchanged(config: MatchConfig, out_dir: Path) -> None:
+    """On ``--resume``: config.json holds the settings the folder's games were played with
+    (an edited variant or seed would play the rest of the match as another one, splitting
+    pairs). Only those that shape the games count (:meth:`MatchConfig.games_digest`); a
+    folder of an earlier version kept no digest (its records are checked by the runner)."""
+    if config.digest is not None and config.digest != config.games_digest():
+        raise ConfigError(
+            f"--resume {shown(str(out_dir), 300)}: {CONFIG_FILE} changed since the match "
+            "started: its games were played with other settings (restore it, or start a "
+            "new match)"
+        )
 
 
 def _check_openings_unchanged(config: MatchConfig) -> None:
