@@ -28,7 +28,7 @@ from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind, check_commands
 from zengine.tools.referee.live import LiveOutput, print_line
 from zengine.tools.referee.options import (
-    WORDS_OF,
+    NOT_FIELDS,
     config_of,
     help_lines,
     read_options,
@@ -87,7 +87,7 @@ def run_match(
             lock = FolderLock(out_dir)
             config = read_config(out_dir)
             _check_settings_unchanged(config, out_dir)
-            config = replace(config, **{k: v for k, v in resumed.items() if k not in WORDS_OF})
+            config = replace(config, **{k: v for k, v in resumed.items() if k not in NOT_FIELDS})
             if executor is None:  # on a cluster, commands are the workers' (docs/referee.md)
                 config = config.in_start_dir()
                 check_commands(config.engines)
