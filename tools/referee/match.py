@@ -1,14 +1,16 @@
 """``zengine match``: engine-vs-engine matches and tournaments (the referee).
 
-Arguments follow cutechess-cli (see :mod:`tools.referee.config`). With no engine, the built-in engine
-plays itself: a short demonstration on the first variant. The configuration and the seed are
-stored in the output directory; the schedule is a pure function of them, so ``zengine match
+Arguments follow cutechess-cli (see :mod:`tools.referee.options`). With no engine, the built-in
+engine plays itself: a short demonstration on the first variant. The configuration and the seed
+are stored in the output directory; the schedule is a pure function of them, so ``zengine match
 --resume DIR`` plays exactly the games still missing. See docs/referee.md.
 
-The referee's parts: :mod:`tools.referee.config` (the command line as dataclasses), :mod:`tools.referee.runner`
-(the coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
+The referee's parts: :mod:`tools.referee.options` (the command line, one table) and
+:mod:`tools.referee.config` (the settings as dataclasses), :mod:`tools.referee.runner` (the
+coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
 :mod:`tools.referee.game` (one game between two processes), :mod:`tools.referee.records`,
-:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics), :mod:`tools.referee.live`.
+:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics),
+:mod:`tools.referee.live`.
 """
 
 from __future__ import annotations
