@@ -176,7 +176,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         ("cluster",), 1, "cluster", _one(str), True, "tcp://HOST:PORT | local:N",
         "play the games on a Dask cluster (one game\n"
-        "per worker thread; needs pip install 'zengine[cluster]')",
+        "per worker thread; needs Dask: pip install '.[cluster]' from a clone)",
     ),
 )  # fmt: skip
 
