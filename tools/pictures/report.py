@@ -35,13 +35,8 @@ from zengine.engine.svg import escape, number
 from zengine.engine.text import printable
 from zengine.engine.variants import make_rules
 from zengine.tools.referee import stats
+from zengine.tools.referee.folder import CONFIG_FILE, GAMES_FILE, REPORT_FILE, SUMMARY_FILE
 from zengine.tools.referee.stats import EloEstimate
-
-#: The files ``zengine match --out DIR`` writes that the report reads, and the one it writes.
-CONFIG_FILE = "config.json"
-GAMES_FILE = "games.jsonl"
-SUMMARY_FILE = "summary.json"
-REPORT_FILE = "report.html"
 
 #: Games that get a board by default; later ones list their moves only (``--boards`` changes
 #: this). Measured on a loaded 2-core machine: a 200-game Zhadu match (33 plies a game) with
