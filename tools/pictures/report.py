@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -495,19 +496,16 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def format_elo(value: float) -> str:
-    """Elo as a signed whole number (``+12``, ``-inf``; never ``-0``)."""
-    if math.isinf(value):
-        return "+inf" if value > 0 else "\u2212inf"
-    text = f"{round(value) + 0:+d}"
-    return text.replace("-", "\u2212")
+#: Elo as the page writes it: whole numbers, always signed, with a true minus sign (``+70``,
+#: ``\u221229``, ``+inf``).
+page_elo = partial(stats.format_elo, decimals=0, signed=True, minus="\u2212")
 
 
 def elo_text(estimate: EloEstimate | None) -> str:
     """``+70 [-29, +184]`` as HTML; a dash without an estimate."""
     if estimate is None:
         return "\u2013"
-    return f"{format_elo(estimate.elo)} <small>[{format_elo(estimate.low)}, {format_elo(estimate.high)}]</small>"
+    return f"{page_elo(estimate.elo)} <small>[{page_elo(estimate.low)}, {page_elo(estimate.high)}]</small>"
 
 
 def points_text(points: float) -> str:
@@ -655,7 +653,7 @@ def charts(match: Match) -> str:
         f"Elo{versus}, with its 95% interval",
         elo_series,
         data.games,
-        Axis("Elo", -bound, bound, step, format_elo, 0.0),
+        Axis("Elo", -bound, bound, step, page_elo, 0.0),
     )
 
 

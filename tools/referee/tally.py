@@ -59,9 +59,7 @@ class EncounterTally:
         if self._llr_for != key:
             self._llr = stats.sprt_llr(self.pentanomial, config.elo0, config.elo1)
             self._llr_for = key
-        lower, upper = stats.sprt_bounds(config.alpha, config.beta)
-        verdict = "H1" if self._llr >= upper else "H0" if self._llr <= lower else None
-        return stats.SprtState(self._llr, lower, upper, verdict)
+        return stats.sprt_state(self._llr, config.alpha, config.beta)
 
 
 class MatchTally:
