@@ -21,7 +21,6 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -33,7 +32,6 @@ from zengine.engine.game import State
 from zengine.engine.variants import make_rules
 from zengine.tools.pictures import report
 from zengine.tools.pictures.report import (
-    EloTally,
     LineTable,
     ReportError,
     load_match,
@@ -238,14 +236,16 @@ def test_standings_equal_the_referees_summary(request, which):
     ours = {s.name: s for s in standings(load_match(directory))}
     for engine in summary["engines"]:
         line = ours[engine["name"]]
-        assert (line.wins, line.draws, line.losses, line.points) == (
+        assert (line.wdl.wins, line.wdl.draws, line.wdl.losses, line.wdl.points) == (
             engine["wins"],
             engine["draws"],
             engine["losses"],
             engine["points"],
         )
-        for side, key in enumerate(("as_p1", "as_p2")):
-            assert line.sides[side] == [engine[key][k] for k in ("wins", "draws", "losses")]
+        for wdl, key in ((line.as_p1, "as_p1"), (line.as_p2, "as_p2")):
+            assert [wdl.wins, wdl.draws, wdl.losses] == [
+                engine[key][k] for k in ("wins", "draws", "losses")
+            ]
     if len(summary["engines"]) == 2:  # one encounter: the Elo of its pairs is the engine's Elo
         (encounter,) = summary["encounters"]
         first = ours[summary["engines"][0]["name"]].elo
@@ -261,24 +261,20 @@ def test_standings_equal_the_referees_summary(request, which):
                 assert ours_value == pytest.approx(theirs, abs=1e-6)
 
 
-def test_elo_tally_counts_the_pairs_of_the_records():
-    from zengine.tools.referee import stats
-
-    rng = random.Random(5)
-    for _ in range(100):
-        tally = EloTally()
-        pairs = []
-        for index in range(rng.randrange(0, 12)):
-            first, second = rng.choice((0.0, 0.5, 1.0)), rng.choice((0.0, 0.5, 1.0))
-            pairs.append((first, second))
-            for order, score in enumerate((first, second)):
-                names = ("A", "B") if order == 0 else ("B", "A")
-                tally.add(SimpleNamespace(pair=(1, index), p1=names[0], p2=names[1]), score)
-        assert tally.penta == stats.pentanomial(pairs)
-        assert tally.estimate() == stats.elo_estimate(stats.pentanomial(pairs))
-    lone = EloTally()
-    lone.add(SimpleNamespace(pair=None, p1="A", p2="B"), 1.0)
-    assert lone.penta == [0, 0, 0, 0, 1]
+def test_a_game_of_an_engine_against_itself_is_a_win_and_a_loss(zola_match, tmp_path):
+    """A damaged record naming one engine twice: its points are half its games (once it
+    scored the game twice, as p1 and as p2)."""
+    directory = copy_match(zola_match, tmp_path)
+    games = records(directory)
+    same = {**games[0], "id": 100, "p2": games[0]["p1"], "result": "1-0"}
+    with open(directory / "games.jsonl", "a") as handle:
+        handle.write(json.dumps(same) + "\n")
+    before = {s.name: s for s in standings(load_match(copy_match(zola_match, tmp_path / "b")))}
+    after = {s.name: s for s in standings(load_match(directory))}
+    name = same["p1"]
+    assert after[name].as_p1.wins == before[name].as_p1.wins + 1
+    assert after[name].as_p2.losses == before[name].as_p2.losses + 1
+    assert after[name].wdl.points == before[name].wdl.points + 1
 
 
 def test_the_score_chart_has_a_point_after_each_game_of_each_engine(tournament):
@@ -369,7 +365,7 @@ def test_damaged_records_are_shown_with_notes(zola_match, tmp_path):
     assert "5 lines of games.jsonl could not be read" in text
     assert "1 repeated game id left out" in text
     # the record without a result is left out of the standings, the others count
-    played = sum(s.games for s in standings(load_match(directory))) // 2
+    played = sum(s.wdl.games for s in standings(load_match(directory))) // 2
     assert played == len(games) + 2
 
 

@@ -34,10 +34,12 @@ from zengine.cli import fail
 from zengine.engine.game import GameError, MoveError, Rules
 from zengine.engine.svg import escape, number
 from zengine.engine.text import printable
+from zengine.engine.values import Result
 from zengine.engine.variants import make_rules
 from zengine.tools.referee import stats
 from zengine.tools.referee.folder import CONFIG_FILE, GAMES_FILE, REPORT_FILE, SUMMARY_FILE
 from zengine.tools.referee.stats import EloEstimate
+from zengine.tools.referee.tally import MatchTally
 
 #: Games that get a board by default; later ones list their moves only (``--boards`` changes
 #: this). Measured on a loaded 2-core machine: a 200-game Zhadu match (33 plies a game) with
@@ -50,8 +52,6 @@ DEFAULT_BOARDS = 100
 MAX_DRAWN_PLIES = 1000
 #: Width in pixels the pictures are drawn at (the page scales them to fit).
 BOARD_SIZE = 480
-#: A record's result text -> score of p1.
-RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 #: Line colours of the engines in the charts (colour-blind-safe, after Okabe and Ito).
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
 
@@ -70,8 +70,8 @@ class Game:
     id: int
     p1: str
     p2: str
-    #: ``1-0``, ``0-1`` or ``1/2-1/2``; None if the record has no readable result.
-    result: str | None
+    #: None if the record has no readable result.
+    result: Result | None
     termination: str
     reason: str
     variant: str
@@ -91,13 +91,6 @@ class Game:
     #: Round and pair: the two games of one opening with colours swapped (None if unknown).
     pair: tuple[Any, ...] | None
     notes: list[str] = field(default_factory=list)
-
-    def score(self, name: str) -> float | None:
-        """The score (1, 1/2, 0) of the engine ``name`` in this game; None without a result."""
-        if self.result is None:
-            return None
-        p1 = RESULTS[self.result]
-        return p1 if name == self.p1 else 1.0 - p1
 
 
 @dataclass
@@ -141,10 +134,13 @@ def _moves(record: dict[str, Any], key: str, notes: list[str]) -> list[str]:
 def game_of(record: dict[str, Any]) -> Game:
     """A game from one JSON record (a dict with an int ``id``); never raises."""
     notes: list[str] = []
-    result = record.get("result")
-    if not isinstance(result, str) or result not in RESULTS:
-        notes.append(f"no readable result ({result!r}): left out of the standings")
+    text = record.get("result")
+    try:
+        result: Result | None = Result.from_pgn(text) if isinstance(text, str) else None
+    except ValueError:
         result = None
+    if result is None:
+        notes.append(f"no readable result ({text!r}): left out of the standings")
     book = _moves(record, "opening_moves", notes)
     moves = _moves(record, "moves", notes)
     side = _opt_int(record.get("start_side"))
@@ -260,55 +256,20 @@ def load_match(directory: Path) -> Match:
 # --- statistics ---------------------------------------------------------------------------------
 
 
-class EloTally:
-    """One engine's pairs, fed game by game (for the standings and the chart): the Elo is the
-    referee's own regularised estimate (:func:`stats.elo_estimate`) of the pentanomial counts,
-    so the report and the summary agree."""
-
-    def __init__(self) -> None:
-        self.open: dict[tuple[Any, ...], float] = {}
-        self.penta = [0, 0, 0, 0, 0]
-
-    def add(self, game: Game, score: float) -> None:
-        """Count one game: a paired game waits for its partner; a game without a pair (records
-        of other tools) counts as a pair of two such results."""
-        if game.pair is not None:
-            key = (*game.pair, frozenset((game.p1, game.p2)))
-            if key not in self.open:
-                self.open[key] = score
-                return
-            pair_score = self.open.pop(key) + score
-        else:
-            pair_score = 2 * score
-        self.penta[round(pair_score * 2)] += 1
-
-    def estimate(self) -> EloEstimate | None:
-        return stats.elo_estimate(self.penta)
-
-
 @dataclass
 class Standing:
-    """One engine's line of the standings."""
+    """One engine's line of the standings: its results as P1 and as P2, and its Elo against
+    its opponents (the referee's regularised estimate of its pairs, so the report and the
+    summary agree)."""
 
     name: str
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    #: Per colour: ``[wins, draws, losses]`` as p1 and as p2.
-    sides: tuple[list[int], list[int]] = field(default_factory=lambda: ([0, 0, 0], [0, 0, 0]))
-    elo: EloEstimate | None = None
+    as_p1: stats.WDL
+    as_p2: stats.WDL
+    elo: EloEstimate | None
 
     @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def points(self) -> float:
-        return self.wins + self.draws / 2
-
-
-def _wdl_index(score: float) -> int:
-    return 0 if score == 1.0 else 1 if score == 0.5 else 2
+    def wdl(self) -> stats.WDL:
+        return self.as_p1 + self.as_p2
 
 
 def scored(games: Iterable[Game]) -> list[Game]:
@@ -316,38 +277,41 @@ def scored(games: Iterable[Game]) -> list[Game]:
     return [g for g in games if g.result is not None]
 
 
+def count(tally: MatchTally, numbers: dict[str, int], game: Game) -> None:
+    """Count a game with a result in ``tally``, its engines numbered by ``numbers``."""
+    assert game.result is not None
+    p1_score = stats.game_score(game.result, 0)
+    tally.add_score(numbers[game.p1], numbers[game.p2], p1_score, game.pair)
+
+
+def tally_of(match: Match) -> MatchTally:
+    """The counters of the match's games (engines numbered as in ``match.engines``)."""
+    tally = MatchTally(len(match.engines))
+    numbers = {name: i for i, name in enumerate(match.engines)}
+    for game in scored(match.games):
+        count(tally, numbers, game)
+    return tally
+
+
 def standings(match: Match) -> list[Standing]:
     """Every engine's results, best first (points, then fewer games, then name)."""
-    table = {name: Standing(name) for name in match.engines}
-    tallies = {name: EloTally() for name in match.engines}
-    for game in scored(match.games):
-        for side, name in enumerate((game.p1, game.p2)):
-            score = game.score(name)
-            assert score is not None
-            line = table[name]
-            index = _wdl_index(score)
-            if index == 0:
-                line.wins += 1
-            elif index == 1:
-                line.draws += 1
-            else:
-                line.losses += 1
-            line.sides[side][index] += 1
-            tallies[name].add(game, score)
-    for name, line in table.items():
-        line.elo = tallies[name].estimate()
-    return sorted(table.values(), key=lambda s: (-s.points, s.games, s.name))
+    tally = tally_of(match)
+    table = [
+        Standing(name, tally.as_p1[i], tally.as_p2[i], stats.elo_estimate(tally.pentanomial_of(i)))
+        for i, name in enumerate(match.engines)
+    ]
+    return sorted(table, key=lambda s: (-s.wdl.points, s.wdl.games, s.name))
 
 
 def cross_table(match: Match) -> dict[tuple[str, str], tuple[float, int]]:
     """``(row, column) -> (points of row against column, games)`` for engines that met."""
+    names = match.engines
     cells: dict[tuple[str, str], tuple[float, int]] = {}
-    for game in scored(match.games):
-        for name, other in ((game.p1, game.p2), (game.p2, game.p1)):
-            points, count = cells.get((name, other), (0.0, 0))
-            score = game.score(name)
-            assert score is not None
-            cells[(name, other)] = (points + score, count + 1)
+    for (a, b), encounter in tally_of(match).encounters.items():
+        wdl = encounter.wdl
+        if a != b:
+            cells[(names[a], names[b])] = (wdl.points, wdl.games)
+            cells[(names[b], names[a])] = (wdl.games - wdl.points, wdl.games)
     return cells
 
 
@@ -364,20 +328,16 @@ class Course:
 def course(match: Match) -> Course:
     """The score and Elo of every engine over the course of the match."""
     games = scored(match.games)
-    points = dict.fromkeys(match.engines, 0.0)
-    played = dict.fromkeys(match.engines, 0)
-    tallies = {name: EloTally() for name in match.engines}
+    tally = MatchTally(len(match.engines))
+    numbers = {name: i for i, name in enumerate(match.engines)}
     score: dict[str, list[tuple[int, float]]] = {name: [] for name in match.engines}
     elo: dict[str, list[tuple[int, EloEstimate]]] = {name: [] for name in match.engines}
     for x, game in enumerate(games, 1):
+        count(tally, numbers, game)
         for name in (game.p1, game.p2):
-            value = game.score(name)
-            assert value is not None
-            points[name] += value
-            played[name] += 1
-            tallies[name].add(game, value)
-            score[name].append((x, points[name] / played[name]))
-            estimate = tallies[name].estimate()
+            wdl = tally.wdl(numbers[name])
+            score[name].append((x, wdl.points / wdl.games))
+            estimate = stats.elo_estimate(tally.pentanomial_of(numbers[name]))
             if estimate is not None:
                 elo[name].append((x, estimate))
     return Course(score, elo, len(games))
@@ -657,8 +617,8 @@ def charts(match: Match) -> str:
     )
 
 
-def _wdl(values: Sequence[int]) -> str:
-    return "\u2013".join(str(v) for v in values)
+def _wdl(wdl: stats.WDL) -> str:
+    return f"{wdl.wins}\u2013{wdl.draws}\u2013{wdl.losses}"
 
 
 def engine_settings(config: dict[str, Any]) -> dict[str, str]:
@@ -677,13 +637,14 @@ def standings_html(match: Match) -> str:
     settings = engine_settings(match.config)
     rows = []
     for rank, s in enumerate(standings(match), 1):
-        share = f"{100 * s.points / s.games:.1f}%" if s.games else "\u2013"
+        wdl = s.wdl
+        share = f"{100 * wdl.points / wdl.games:.1f}%" if wdl.games else "\u2013"
         rows.append(
             f'<tr data-engine="{_e(s.name)}"><td class="num">{rank}</td><th scope="row">{_e(s.name)}</th>'
-            f'<td class="num">{s.games}</td><td class="num strong">{points_text(s.points)}</td>'
-            f'<td class="num">{share}</td><td class="num">{s.wins}</td><td class="num">{s.draws}</td>'
-            f'<td class="num">{s.losses}</td><td class="num">{elo_text(s.elo)}</td>'
-            f'<td class="num">{_wdl(s.sides[0])}</td><td class="num">{_wdl(s.sides[1])}</td>'
+            f'<td class="num">{wdl.games}</td><td class="num strong">{points_text(wdl.points)}</td>'
+            f'<td class="num">{share}</td><td class="num">{wdl.wins}</td><td class="num">{wdl.draws}</td>'
+            f'<td class="num">{wdl.losses}</td><td class="num">{elo_text(s.elo)}</td>'
+            f'<td class="num">{_wdl(s.as_p1)}</td><td class="num">{_wdl(s.as_p2)}</td>'
             f'<td class="limits">{_e(settings.get(s.name, ""))}</td></tr>'
         )
     return (
@@ -750,7 +711,7 @@ def games_table_html(match: Match) -> str:
     rows = []
     for index, g in enumerate(match.games):
         plies = len(g.book) + len(g.moves)
-        result = g.result or "?"
+        result = g.result.pgn if g.result else "?"
         why = f"{g.termination}: {g.reason}" if g.reason else g.termination
         rows.append(
             f'<tr id="game-row-{g.id}" data-index="{index}" tabindex="0">'
@@ -789,7 +750,7 @@ def game_data(game: Game, board: Board | None, missing: str | None = None) -> di
         "id": game.id,
         "p1": game.p1,
         "p2": game.p2,
-        "result": game.result or "?",
+        "result": game.result.pgn if game.result else "?",
         "why": f"{game.termination}: {game.reason}" if game.reason else game.termination,
         "variant": game.variant or game.variant_name,
         "opening": game.opening,

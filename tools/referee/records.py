@@ -157,6 +157,11 @@ class GameRecord:
             raise RecordError("inconsistent lengths")
         return record
 
+    @property
+    def pair_key(self) -> tuple[int, int]:
+        """The pair of the game (round, pair): two games of one opening, colours swapped."""
+        return (self.round, self.pair)
+
     def score_of(self, engine: int) -> float:
         """The points (1, 1/2, 0) engine number ``engine`` made in this game."""
         winner = self.result.winner
