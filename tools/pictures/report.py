@@ -38,6 +38,13 @@ from zengine.engine.values import Result
 from zengine.engine.variants import make_rules
 from zengine.tools.referee import stats
 from zengine.tools.referee.folder import CONFIG_FILE, GAMES_FILE, REPORT_FILE, SUMMARY_FILE
+from zengine.tools.referee.records import (
+    RecordError,
+    RecordsError,
+    json_value,
+    read_bytes,
+    read_record_objects,
+)
 from zengine.tools.referee.stats import EloEstimate
 from zengine.tools.referee.tally import MatchTally
 
@@ -176,55 +183,34 @@ def game_of(record: dict[str, Any]) -> Game:
 def _read_json(path: Path, notes: list[str]) -> dict[str, Any]:
     """A JSON object file, or {} with a note if it is missing or damaged."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except FileNotFoundError:
-        notes.append(f"{path.name} is missing")
+        data = read_bytes(str(path))
+        if data is None:
+            notes.append(f"{path.name} is missing")
+            return {}
+        value = json_value(data)
+    except (RecordsError, RecordError) as exc:
+        notes.append(f"{path.name} is unreadable ({exc})")
         return {}
-    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: absurd nesting
-        notes.append(f"{path.name} is unreadable ({exc.__class__.__name__})")
-        return {}
-    if not isinstance(data, dict):
+    if not isinstance(value, dict):
         notes.append(f"{path.name} is unreadable (not a JSON object)")
         return {}
-    return data
+    return value
 
 
 def read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
-    """The game records of a JSON-lines file in file order (the order games finished in).
-
-    A line that is no JSON object with an int ``id`` (a crash mid-write, damage) and a second
-    record of one id are left out, each kind counted in a note.
-    """
+    """The game records of a JSON-lines file in file order (the order games finished in),
+    read by :func:`records.read_record_objects`: the lines it leaves out are counted in notes.
+    Raises :class:`ReportError` if the file cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
-    records: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    bad = repeated = 0
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # RecursionError: absurd nesting
-            bad += 1
-            continue
-        if not isinstance(record, dict) or _opt_int(record.get("id")) is None:
-            bad += 1
-            continue
-        if record["id"] in seen:
-            repeated += 1
-            continue
-        seen.add(record["id"])
-        records.append(record)
-    if bad:
-        notes.append(f"{bad} line{'s' if bad > 1 else ''} of {path.name} could not be read")
-    if repeated:
-        notes.append(f"{repeated} repeated game id{'s' if repeated > 1 else ''} left out")
-    return records
+        read = read_record_objects(str(path))
+    except RecordsError as exc:
+        raise ReportError(f"cannot read {exc}") from None
+    if read.damaged:
+        s = "s" if read.damaged > 1 else ""
+        notes.append(f"{read.damaged} line{s} of {path.name} could not be read")
+    if read.repeated:
+        notes.append(f"{read.repeated} repeated game id{'s' if read.repeated > 1 else ''} left out")
+    return read.objects
 
 
 def load_match(directory: Path) -> Match:
