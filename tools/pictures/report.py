@@ -3,7 +3,13 @@
 The page (``DIR/report.html``) shows the standings, the cross table, Elo with its 95% interval,
 the terminations, the score and Elo over the course of the match as charts, and every game with
 a board to step through move by move. Everything is inline (CSS, script, SVG): the file opens
-offline, can be mailed, and shows the same anywhere.
+offline, can be mailed, and shows the same anywhere. The style, the script and the viewer's
+markup are files of this package (``report.css``, ``report.js``, ``viewer.html``), read and
+inlined into each page.
+
+The games are read through :mod:`tools.referee.records` and counted by the referee's own
+counters (:mod:`tools.referee.tally`, :mod:`tools.referee.stats`), so the page and the
+referee's summary agree.
 
 The report never names a game: it asks the registry for the rules of a record's variant and
 lets each position draw itself (``State.svg``). Pictures are large (a Zhadu board is ~24 kB of
@@ -16,6 +22,7 @@ so only the first ``--boards`` games get boards; the others list their moves wit
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -24,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -444,7 +451,7 @@ def _e(value: object) -> str:
 
 #: Elo as the page writes it: whole numbers, always signed, with a true minus sign (``+70``,
 #: ``\u221229``, ``+inf``).
-page_elo = partial(stats.format_elo, decimals=0, signed=True, minus="\u2212")
+page_elo = functools.partial(stats.format_elo, decimals=0, signed=True, minus="\u2212")
 
 
 def elo_text(estimate: EloEstimate | None) -> str:
@@ -808,6 +815,14 @@ def header_facts(match: Match) -> list[tuple[str, str]]:
     return facts
 
 
+@functools.cache
+def page_file(name: str) -> str:
+    """A file of the page shipped beside this module (its style ``report.css``, its script
+    ``report.js``, the board viewer's markup ``viewer.html``), inlined so that the page stays
+    one self-contained file."""
+    return resources.files("zengine.tools.pictures").joinpath(name).read_text(encoding="utf-8")
+
+
 def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -> str:
     """The whole page for a match, drawing boards for the first ``boards`` games."""
     maker = BoardMaker(size)
@@ -849,6 +864,7 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
         else ""
     )
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    viewer = page_file("viewer.html").removesuffix("\n")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -856,7 +872,8 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="zengine report">
 <title>{_e(event)}: {_e(title)}</title>
-<style>{CSS}</style>
+<style>
+{page_file("report.css")}</style>
 </head>
 <body>
 <header class="page-head">
@@ -874,14 +891,15 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
 <section class="card" id="course"><h2>Course of the match</h2><div class="charts">{charts(match)}</div></section>
 <section class="card" id="games"><h2>Games</h2>
 <noscript><p class="note">The board viewer needs JavaScript; the games are listed below.</p></noscript>
-{VIEWER if match.games else '<p class="empty">No games yet.</p>'}
+{viewer if match.games else '<p class="empty">No games yet.</p>'}
 {board_note}
 {games_table_html(match)}
 </section>
 </main>
 <footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(match.directory.name or match.directory)}</code>. Keys (while the board is on screen): \u2190 \u2192 step, Home/End first/last, p/n previous/next game.</footer>
 <script type="application/json" id="report-data">{data}</script>
-<script>{SCRIPT}</script>
+<script>
+{page_file("report.js")}</script>
 </body>
 </html>
 """
@@ -933,287 +951,3 @@ def report_command(directory: Path, boards: int) -> None:
         click.echo(f"note: {note}", err=True)
     size = path.stat().st_size
     click.echo(f"{path} ({size / 1e6:.1f} MB)" if size >= 1e5 else f"{path} ({size // 1000} kB)")
-
-
-# --- the page's style and script ----------------------------------------------------------------
-
-VIEWER = """<div id="viewer" class="viewer" data-game="" data-ply="">
-<div class="viewer-head">
-<button type="button" id="prev-game" title="Previous game (p)" aria-label="Previous game">\u2039</button>
-<div class="game-title"><div id="game-title"></div><div id="game-sub" class="sub"></div></div>
-<button type="button" id="next-game" title="Next game (n)" aria-label="Next game">\u203a</button>
-</div>
-<div class="viewer-body">
-<div class="board-col">
-<div id="board" class="board" aria-live="polite"></div>
-<div id="no-board" class="no-board" hidden></div>
-<div class="controls">
-<button type="button" id="first" title="Start (Home)" aria-label="First position"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 3h2v10H3zM13 3v10L6 8z"/></svg></button>
-<button type="button" id="prev" title="Previous move (\u2190)" aria-label="Previous move"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M12 3v10L4 8z"/></svg></button>
-<span id="ply-label" class="ply-label"></span>
-<button type="button" id="next" title="Next move (\u2192)" aria-label="Next move"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 3v10l8-5z"/></svg></button>
-<button type="button" id="last" title="End (End)" aria-label="Last position"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3h2v10h-2zM3 3v10l7-5z"/></svg></button>
-</div>
-<div id="position" class="position"></div>
-<ul id="game-notes" class="game-notes"></ul>
-</div>
-<div class="moves-col">
-<table id="moves"><thead><tr><th class="num">No.</th><th>Side</th><th>Move</th>
-<th class="num" title="Score from the mover's view / search depth">Score/depth</th><th class="num">Time</th></tr></thead>
-<tbody id="move-list"></tbody></table>
-</div>
-</div>
-</div>"""
-
-CSS = """
-:root { --ink: #1d2430; --muted: #5d6878; --line: #dfe3ea; --card: #ffffff; --bg: #f3f5f8;
-  --accent: #0b62c4; --accent-soft: #e3eefb; --book: #8a93a3; }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--ink);
-  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; }
-code { font: 13px/1.3 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
-.page-head { padding: 22px 32px 14px; background: #17202e; color: #fff; }
-.page-head h1 { margin: 0 0 10px; font-size: 24px; font-weight: 650; }
-.page-head .versus { font-weight: 400; color: #aac4e6; margin-left: 10px; }
-.facts { display: flex; flex-wrap: wrap; gap: 6px 26px; margin: 0; }
-.facts div { display: flex; gap: 6px; }
-.facts dt { color: #93a3ba; }
-.facts dd { margin: 0; }
-main { max-width: 1320px; margin: 0 auto; padding: 18px 24px 8px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 18px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
-  padding: 14px 18px 16px; margin-bottom: 18px; overflow-x: auto; }
-.grid .card { margin-bottom: 0; }
-.grid { margin-bottom: 18px; align-items: start; }
-h2 { font-size: 17px; margin: 0 0 10px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { padding: 5px 8px; text-align: left; border-bottom: 1px solid var(--line); white-space: nowrap; }
-thead th { font-size: 12.5px; color: var(--muted); font-weight: 600; border-bottom: 2px solid var(--line); }
-tbody th { font-weight: 600; }
-td.wrap { white-space: normal; }
-td.limits { color: var(--muted); font-size: 13px; }
-.badge { display: inline-block; margin-left: 8px; padding: 0 8px; border-radius: 6px;
-  background: #17202e; color: #fff; font-size: 15px; }
-.num { text-align: right; font-variant-numeric: tabular-nums; }
-.strong { font-weight: 700; }
-td small, th small { color: var(--muted); font-weight: 400; }
-td.self { text-align: center; color: #b7bec9; background: #f7f8fa; }
-.hint { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
-.empty { color: var(--muted); font-style: italic; }
-.notes { background: #fff7e0; border-color: #f1d48a; }
-.notes ul { margin: 0; padding-left: 20px; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 18px; }
-.chart { width: 100%; height: auto; font-family: system-ui, "DejaVu Sans", Arial, sans-serif; }
-.chart .plot { fill: #fbfcfd; stroke: #c9d0da; }
-.chart .gridline { stroke: #e6e9ee; }
-.chart .axis { stroke: #8a93a3; }
-.chart .reference { stroke: #8a93a3; stroke-dasharray: 4 3; }
-.chart .series { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
-.chart .tick { font-size: 11px; fill: var(--muted); }
-.chart .axis-label { font-size: 12px; fill: var(--muted); }
-.chart .legend { font-size: 12px; fill: var(--ink); }
-.chart .chart-title { font-size: 14px; font-weight: 600; fill: var(--ink); }
-.viewer { border: 1px solid var(--line); border-radius: 10px; padding: 12px; background: #fafbfc; }
-.viewer-head { display: flex; align-items: center; gap: 12px; margin-bottom: 10px; }
-.game-title { flex: 1; text-align: center; }
-#game-title { font-size: 17px; font-weight: 650; }
-.game-title .sub { color: var(--muted); font-size: 13px; }
-.viewer-body { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
-.board-col { flex: 0 1 500px; min-width: 280px; }
-.board { width: 100%; max-width: 500px; background: #fff; border: 1px solid var(--line);
-  border-radius: 8px; overflow: hidden; }
-.board svg { width: 100%; height: auto; display: block; }
-.no-board { padding: 18px; border: 1px dashed #c9d0da; border-radius: 8px; color: var(--muted);
-  background: #fff; }
-.controls { display: flex; align-items: center; justify-content: center; gap: 6px; margin: 10px 0 4px; }
-button { font: inherit; font-size: 16px; min-width: 40px; height: 34px; border-radius: 7px;
-  border: 1px solid #c3cad5; background: #fff; color: var(--ink); cursor: pointer; }
-button:hover:not(:disabled) { background: var(--accent-soft); border-color: var(--accent); }
-button:disabled { color: #b7bec9; cursor: default; }
-button svg { width: 15px; height: 15px; fill: currentColor; vertical-align: -2px; }
-.viewer-head button { font-size: 22px; line-height: 1; }
-.ply-label { min-width: 150px; text-align: center; font-variant-numeric: tabular-nums; color: var(--muted); }
-.position { font: 12px ui-monospace, "DejaVu Sans Mono", Menlo, monospace; color: var(--muted);
-  text-align: center; word-break: break-all; }
-.game-notes { color: #8a5a00; font-size: 13px; padding-left: 18px; }
-.moves-col { flex: 1 1 320px; max-height: 600px; overflow-y: auto; border: 1px solid var(--line);
-  border-radius: 8px; background: #fff; }
-#moves, #games-table { border-collapse: separate; border-spacing: 0; }
-#moves thead th, #games-table thead th { position: sticky; top: 0; background: #fff; z-index: 1;
-  border-bottom: 0; box-shadow: inset 0 -2px 0 var(--line); }
-#moves tbody tr { cursor: pointer; }
-#moves tbody tr:hover { background: #f2f6fb; }
-#moves tr.book td { color: var(--book); }
-#moves tr.current, #moves tr.current:hover { background: var(--accent); }
-#moves tr.current td { color: #fff; }
-#moves td.move { font-weight: 600; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
-#moves tr.end td { color: var(--muted); font-style: italic; cursor: default; }
-.games-scroll { max-height: 420px; overflow-y: auto; margin-top: 14px; border: 1px solid var(--line);
-  border-radius: 8px; }
-#games-table tbody tr { cursor: pointer; }
-#games-table tbody tr:hover { background: #f2f6fb; }
-#games-table tr.selected { background: var(--accent-soft); }
-#games-table td.result { font-weight: 600; }
-footer { max-width: 1320px; margin: 0 auto; padding: 4px 24px 26px; color: var(--muted); font-size: 13px; }
-"""
-
-SCRIPT = r"""
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("report-data").textContent);
-  var games = data.games, lines = data.lines;
-  var viewer = document.getElementById("viewer");
-  if (!viewer || !games.length) return;
-  function $(id) { return document.getElementById(id); }
-  var boardBox = $("board"), moveList = $("move-list"), movesCol = moveList.closest(".moves-col");
-  var index = 0, ply = 0, rows = [];
-
-  // A picture is runs (first, count, first, count, ...) of the shared line table; joined, it
-  // is State.svg's text.
-  function picture(runs) {
-    var out = [];
-    for (var r = 0; r < runs.length; r += 2)
-      for (var i = runs[r]; i < runs[r] + runs[r + 1]; i++) out.push(lines[i]);
-    return out.join("\n").replace(/^<\?xml[^>]*>\s*/, "");
-  }
-  function text(tag, content, cls) {
-    var el = document.createElement(tag);
-    if (content !== undefined && content !== null) el.textContent = content;
-    if (cls) el.className = cls;
-    return el;
-  }
-  function timeText(ms) {
-    if (ms === null || ms === undefined) return "";
-    return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
-  }
-  function sideName(g, side) {
-    var names = g.sides || ["P1", "P2"];
-    return names[side] + " (" + (side === 0 ? g.p1 : g.p2) + ")";
-  }
-  function mover(g, i) {
-    return g.movers ? g.movers[i] : (g.start_side + i) % 2;
-  }
-
-  function load(i, where) {
-    index = Math.max(0, Math.min(games.length - 1, i));
-    var g = games[index];
-    viewer.dataset.game = String(g.id);
-    var title = $("game-title");
-    title.textContent = "Game " + (g.id + 1) + ": " + g.p1 + " \u2013 " + g.p2;
-    title.appendChild(text("span", g.result, "badge"));
-    $("game-sub").textContent = g.why + " \u00b7 " + g.variant + (g.tc ? " \u00b7 " + g.tc : "") +
-      (g.opening ? " \u00b7 opening " + g.opening : "");
-    var notes = $("game-notes");
-    notes.textContent = "";
-    for (var n = 0; n < g.notes.length; n++) notes.appendChild(text("li", g.notes[n]));
-    boardBox.hidden = !g.boards;
-    var none = $("no-board");
-    none.hidden = !!g.boards;
-    none.textContent = g.boards ? "" : "No board: " + g.no_board + ".";
-    moveList.textContent = "";
-    rows = [];
-    var start = text("tr", null, "start");
-    start.appendChild(text("td", "", "num"));
-    start.appendChild(text("td", "start"));
-    start.appendChild(text("td", "\u2014", "move"));
-    start.appendChild(text("td", "", "num"));
-    start.appendChild(text("td", "", "num"));
-    start.dataset.ply = "0";
-    moveList.appendChild(start);
-    rows.push(start);
-    var moveNo = 1;
-    for (var p = 0; p < g.plies.length; p++) {
-      var m = g.plies[p], side = mover(g, p);
-      var tr = text("tr", null, m[3] ? "book" : "");
-      tr.dataset.ply = String(p + 1);
-      tr.appendChild(text("td", side === 0 || p === 0 ? moveNo + (side === 0 ? "." : "\u2026") : "", "num"));
-      tr.appendChild(text("td", (g.sides || ["P1", "P2"])[side]));
-      tr.appendChild(text("td", m[0], "move"));
-      tr.appendChild(text("td", m[3] ? "book" : m[2], "num"));
-      tr.appendChild(text("td", timeText(m[1]), "num"));
-      if (side === 1) moveNo++;
-      moveList.appendChild(tr);
-      rows.push(tr);
-    }
-    var end = text("tr", null, "end");
-    var cell = text("td", g.result + "  " + g.why);
-    cell.colSpan = 5;
-    end.appendChild(cell);
-    moveList.appendChild(end);
-    var selected = document.querySelector("#games-table tr.selected");
-    if (selected) selected.classList.remove("selected");
-    var row = $("game-row-" + g.id);
-    if (row) row.classList.add("selected");
-    $("prev-game").disabled = index === 0;
-    $("next-game").disabled = index === games.length - 1;
-    go(where === "end" ? g.plies.length : 0);
-  }
-
-  function go(p) {
-    var g = games[index];
-    ply = Math.max(0, Math.min(g.plies.length, p));
-    viewer.dataset.ply = String(ply);
-    if (g.boards) {
-      boardBox.innerHTML = picture(g.boards[ply]);
-      $("position").textContent = g.fens[ply];
-    } else {
-      $("position").textContent = "";
-    }
-    for (var r = 0; r < rows.length; r++) rows[r].classList.toggle("current", r === ply);
-    var label;
-    if (ply === 0) label = "Start";
-    else label = "Ply " + ply + " of " + g.plies.length + ": " + g.plies[ply - 1][0];
-    if (ply === g.plies.length && ply > 0) label += " \u00b7 " + g.result;
-    $("ply-label").textContent = label;
-    $("first").disabled = $("prev").disabled = ply === 0;
-    $("next").disabled = $("last").disabled = ply === g.plies.length;
-    // Keep the current move in view inside the list without scrolling the page.
-    var row = rows[ply], top = row.offsetTop - movesCol.clientHeight / 2 + row.offsetHeight;
-    movesCol.scrollTop = Math.max(0, top);
-  }
-
-  $("first").addEventListener("click", function () { go(0); });
-  $("prev").addEventListener("click", function () { go(ply - 1); });
-  $("next").addEventListener("click", function () { go(ply + 1); });
-  $("last").addEventListener("click", function () { go(games[index].plies.length); });
-  $("prev-game").addEventListener("click", function () { load(index - 1); });
-  $("next-game").addEventListener("click", function () { load(index + 1); });
-  moveList.addEventListener("click", function (event) {
-    var tr = event.target.closest("tr");
-    if (tr && tr.dataset.ply !== undefined) go(Number(tr.dataset.ply));
-  });
-  var table = $("games-table");
-  function pick(event) {
-    var tr = event.target.closest("tr[data-index]");
-    if (!tr) return;
-    load(Number(tr.dataset.index));
-    history.replaceState(null, "", "#game-" + games[index].id);
-    viewer.scrollIntoView({ block: "start" });
-  }
-  // The keys act on the viewer only while it is on screen: elsewhere they scroll the page.
-  function onScreen() {
-    var box = viewer.getBoundingClientRect();
-    return box.bottom > 0 && box.top < window.innerHeight;
-  }
-  table.addEventListener("click", pick);
-  table.addEventListener("keydown", function (event) { if (event.key === "Enter") pick(event); });
-  document.addEventListener("keydown", function (event) {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    var tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select" || !onScreen()) return;
-    var keys = {
-      ArrowRight: function () { go(ply + 1); },
-      ArrowLeft: function () { go(ply - 1); },
-      Home: function () { go(0); },
-      End: function () { go(games[index].plies.length); },
-      n: function () { load(index + 1); },
-      p: function () { load(index - 1); }
-    };
-    if (keys[event.key]) { keys[event.key](); event.preventDefault(); }
-  });
-  var start = 0, match = /^#game-(\d+)$/.exec(location.hash);
-  if (match) for (var i = 0; i < games.length; i++) if (games[i].id === Number(match[1])) start = i;
-  load(start);
-  if (match) viewer.scrollIntoView({ block: "start" });
-})();
-"""
