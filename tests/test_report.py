@@ -31,8 +31,8 @@ from zengine.cli import main
 from zengine.engine.game import State
 from zengine.engine.variants import make_rules
 from zengine.tools.pictures import report
+from zengine.tools.pictures.boards import LineTable
 from zengine.tools.pictures.report import (
-    LineTable,
     ReportError,
     load_match,
     render,

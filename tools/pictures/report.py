@@ -11,12 +11,8 @@ The games are read through :mod:`tools.referee.records` and counted by the refer
 counters (:mod:`tools.referee.tally`, :mod:`tools.referee.stats`), so the page and the
 referee's summary agree.
 
-The report never names a game: it asks the registry for the rules of a record's variant and
-lets each position draw itself (``State.svg``). Pictures are large (a Zhadu board is ~24 kB of
-SVG in ~200 lines) and a ply changes only a few lines, so every distinct line is stored once in
-a table shared by the whole page, and each ply is a flat list of runs ``first, count, first,
-count, ...`` of that table; the page joins the lines back into the exact ``State.svg`` text
-(measured: 0.5 kB a Zhadu ply instead of 24 kB). Drawing takes time too (5-13 ms a picture),
+The report never names a game: each position draws itself (:mod:`tools.pictures.boards`, which
+also says how the page stores its pictures compactly). Drawing takes time (5-13 ms a picture),
 so only the first ``--boards`` games get boards; the others list their moves with a note.
 """
 
@@ -28,7 +24,7 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -38,11 +34,11 @@ from typing import Any
 import click
 
 from zengine.cli import fail
-from zengine.engine.game import GameError, MoveError, Rules
-from zengine.engine.svg import escape, number
+from zengine.engine.game import GameError
 from zengine.engine.text import printable
 from zengine.engine.values import Result
-from zengine.engine.variants import make_rules
+from zengine.tools.pictures.boards import BOARD_SIZE, Board, BoardMaker, rules_of
+from zengine.tools.pictures.chart import Axis, Series, chart, nice_step
 from zengine.tools.referee import stats
 from zengine.tools.referee.folder import CONFIG_FILE, GAMES_FILE, REPORT_FILE, SUMMARY_FILE
 from zengine.tools.referee.records import (
@@ -64,8 +60,6 @@ DEFAULT_BOARDS = 100
 #: 14,000-ply game (a referee test's opening line) took 56 s of processor time to report.
 #: Games of both games end far sooner; a few hundred plies draw in about a second.
 MAX_DRAWN_PLIES = 1000
-#: Width in pixels the pictures are drawn at (the page scales them to fit).
-BOARD_SIZE = 480
 #: Line colours of the engines in the charts (colour-blind-safe, after Okabe and Ito).
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
 
@@ -336,112 +330,6 @@ def course(match: Match) -> Course:
     return Course(score, elo, len(games))
 
 
-# --- boards -------------------------------------------------------------------------------------
-
-
-class LineTable:
-    """Every distinct line of every picture, once; a picture is a list of runs of it."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._ids: dict[str, int] = {}
-
-    def runs(self, picture: str) -> list[int]:
-        """The picture as runs of table lines, flat: ``[first, count, first, count, ...]``."""
-        out: list[int] = []
-        for line in picture.split("\n"):
-            index = self._ids.get(line)
-            if index is None:
-                index = self._ids[line] = len(self.lines)
-                self.lines.append(line)
-            if out and out[-2] + out[-1] == index:
-                out[-1] += 1
-            else:
-                out += [index, 1]
-        return out
-
-    def picture(self, runs: Sequence[int]) -> str:
-        """The text of a picture from its runs (what the page's script does)."""
-        return "\n".join(
-            self.lines[i]
-            for first, count in zip(runs[::2], runs[1::2])
-            for i in range(first, first + count)
-        )
-
-
-def rules_of(game: Game) -> Rules:
-    """The rules a record was played under: its variant text (``zhadu links full quiet 100``:
-    a game and its rule options), else its variant name; raises :class:`GameError`."""
-    words = game.variant.split()
-    if words and len(words) % 2 == 1:
-        try:
-            return make_rules(words[0], dict(zip(words[1::2], words[2::2])))
-        except GameError:
-            if not game.variant_name:
-                raise
-    return make_rules(game.variant_name or game.variant)
-
-
-@dataclass
-class Board:
-    """A game's positions: one picture (runs of the line table) per ply, from the start."""
-
-    pictures: list[list[int]]
-    positions: list[str]
-    #: Side to move (0 = p1) before each move.
-    movers: list[int]
-    side_names: tuple[str, str]
-
-
-class BoardMaker:
-    """Draws games ply by ply into one line table.
-
-    Paired games often repeat each other (deterministic engines at a fixed depth), and games
-    share openings, so pictures are cached by the game's moves so far: a prefix already drawn
-    is not drawn again.
-    """
-
-    def __init__(self, size: int = BOARD_SIZE) -> None:
-        self.size = size
-        self.table = LineTable()
-        self._nodes: dict[tuple[Any, ...], int] = {}
-        self._pictures: list[list[int]] = []
-
-    def draw(self, game: Game) -> Board:
-        """Every position of the game; raises :class:`GameError` for an unknown variant, a bad
-        start position or a move that cannot be played."""
-        rules = rules_of(game)
-        state = rules.parse_position(game.start_fen) if game.start_fen else rules.start()
-        texts = game.book + game.moves
-        moves: list[int] = []
-        movers: list[int] = []
-        for number_, text in enumerate(texts, 1):
-            try:
-                move = state.parse_move(text)
-            except MoveError as exc:
-                raise type(exc)(f"ply {number_} '{text}': {exc}") from None
-            movers.append(state.side_to_move)
-            moves.append(move)
-            state.play(move)
-        for _ in moves:
-            state.undo()
-        node = self._node(("start", rules.describe(), state.position_text()), state, None)
-        pictures, positions = [self._pictures[node]], [state.position_text()]
-        for text, move in zip(texts, moves):
-            state.play(move)
-            node = self._node((node, text), state, move)
-            pictures.append(self._pictures[node])
-            positions.append(state.position_text())
-        return Board(pictures, positions, movers, rules.player_names)
-
-    def _node(self, key: tuple[Any, ...], state: Any, move: int | None) -> int:
-        node = self._nodes.get(key)
-        if node is None:
-            node = self._nodes[key] = len(self._pictures)
-            self._pictures.append(self.table.runs(state.svg(self.size, move)))
-        return node
-
-
 # --- the page -----------------------------------------------------------------------------------
 
 
@@ -466,117 +354,6 @@ def points_text(points: float) -> str:
     return f"{points:g}"
 
 
-def _nice_step(span: float, most: int) -> float:
-    """A round tick step (1, 2 or 5 times a power of ten) giving at most ``most`` ticks."""
-    raw = max(span / most, 1e-9)
-    power = 10 ** math.floor(math.log10(raw))
-    for factor in (1, 2, 5, 10):
-        if factor * power >= raw:
-            return factor * power
-    return 10 * power
-
-
-@dataclass
-class Series:
-    """One engine's line in a chart, with an optional band (``x, low, high``) under it."""
-
-    name: str
-    colour: str
-    points: Sequence[tuple[float, float]]
-    band: Sequence[tuple[float, float, float]] = ()
-
-
-@dataclass(frozen=True)
-class Axis:
-    """A chart's y axis: its name, range (values are clipped to it), tick step and labels,
-    and where the dashed reference line goes (50%, Elo 0)."""
-
-    name: str
-    low: float
-    high: float
-    step: float
-    label: Callable[[float], str]
-    reference: float
-
-
-def chart(title: str, series: list[Series], games: int, axis: Axis) -> str:
-    """A line chart as inline SVG: games played on x, ``axis`` on y, a legend of the series
-    in rows under the title, a shaded band per series where it has one."""
-    width, height = 560.0, 320.0
-    left, right, bottom = 64.0, 16.0, 44.0
-    legend: list[str] = []
-    x, y = left, 40.0
-    for s in series:
-        room = 34 + 7.2 * len(s.name)
-        if x + room > width - right and x > left:
-            x, y = left, y + 18
-        legend.append(
-            f'<line x1="{number(x)}" x2="{number(x + 18)}" y1="{number(y - 4)}" '
-            f'y2="{number(y - 4)}" stroke="{s.colour}" stroke-width="3"/>'
-            f'<text class="legend" x="{number(x + 24)}" y="{number(y)}">{escape(s.name)}</text>'
-        )
-        x += room
-    top = y + 14
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def px(value: float) -> float:
-        return left + (value / max(games, 1)) * plot_w
-
-    def py(value: float) -> float:
-        value = min(max(value, axis.low), axis.high)
-        return top + (axis.high - value) / (axis.high - axis.low) * plot_h
-
-    parts = [
-        f'<text class="chart-title" x="{number(left)}" y="18">{escape(title)}</text>',
-        *legend,
-        f'<rect class="plot" x="{number(left)}" y="{number(top)}" width="{number(plot_w)}" '
-        f'height="{number(plot_h)}"/>',
-    ]
-    for i in range(round((axis.high - axis.low) / axis.step) + 1):
-        value = axis.low + i * axis.step
-        parts.append(
-            f'<line class="gridline" x1="{number(left)}" x2="{number(left + plot_w)}" '
-            f'y1="{number(py(value))}" y2="{number(py(value))}"/>'
-            f'<text class="tick" x="{number(left - 6)}" y="{number(py(value) + 4)}" '
-            f'text-anchor="end">{escape(axis.label(value))}</text>'
-        )
-    step = max(1, round(_nice_step(games, 8)))
-    for value in range(0, games + 1, step):
-        parts.append(
-            f'<line class="axis" x1="{number(px(value))}" x2="{number(px(value))}" '
-            f'y1="{number(top + plot_h)}" y2="{number(top + plot_h + 4)}"/>'
-            f'<text class="tick" x="{number(px(value))}" y="{number(top + plot_h + 17)}" '
-            f'text-anchor="middle">{value}</text>'
-        )
-    middle = top + plot_h / 2
-    parts += [
-        f'<text class="axis-label" x="{number(left + plot_w / 2)}" y="{number(height - 6)}" '
-        'text-anchor="middle">games played</text>',
-        f'<text class="axis-label" x="14" y="{number(middle)}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {number(middle)})">{escape(axis.name)}</text>',
-        f'<line class="reference" x1="{number(left)}" x2="{number(left + plot_w)}" '
-        f'y1="{number(py(axis.reference))}" y2="{number(py(axis.reference))}"/>',
-    ]
-    for s in series:
-        if s.band:
-            upper = " ".join(f"{number(px(x))},{number(py(hi))}" for x, _, hi in s.band)
-            lower = " ".join(f"{number(px(x))},{number(py(lo))}" for x, lo, _ in reversed(s.band))
-            parts.append(
-                f'<polygon class="band" points="{upper} {lower}" fill="{s.colour}" '
-                'fill-opacity="0.15"/>'
-            )
-        if s.points:
-            path = " ".join(f"{number(px(x))},{number(py(y))}" for x, y in s.points)
-            parts.append(
-                f'<polyline class="series" data-engine="{escape(s.name)}" points="{path}" '
-                f'stroke="{s.colour}"/>'
-            )
-    return (
-        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {number(width)} '
-        f'{number(height)}" role="img" aria-label="{escape(title)}">' + "".join(parts) + "</svg>"
-    )
-
-
 def charts(match: Match) -> str:
     """The score and Elo charts; with two engines only the first is drawn (the other's
     lines are its mirror image)."""
@@ -594,7 +371,7 @@ def charts(match: Match) -> str:
         finite += [abs(v) for _, e in data.elo[n] for v in (e.elo, e.low, e.high)]
         elo_series.append(Series(n, colours[n], points, band))
     reach = min(max(v for v in finite if not math.isinf(v)) if finite else 0.0, 800.0)
-    step = _nice_step(max(reach, 50.0), 4)
+    step = nice_step(max(reach, 50.0), 4)
     bound = step * math.ceil(max(reach, 50.0) / step)
     versus = f" against {match.engines[1]}" if len(match.engines) == 2 else " against the field"
     return chart(
@@ -837,7 +614,8 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
             )
         elif drawn < boards:
             try:
-                board = maker.draw(game)
+                rules = rules_of(game.variant, game.variant_name)
+                board = maker.draw(rules, game.start_fen, game.book + game.moves)
                 drawn += 1
             except GameError as exc:
                 missing = str(exc)
