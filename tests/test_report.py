@@ -459,6 +459,102 @@ def test_the_command_notes_damage_on_stderr(zola_match, tmp_path):
     assert done.stdout.startswith(str(directory / "report.html"))
 
 
+def zengine(*args: str | bytes) -> subprocess.CompletedProcess[str]:
+    """The real command line, in a process of its own."""
+    command = [sys.executable, "-m", "zengine", *args]
+    return subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=300)
+
+
+def write_lines(path: Path, lines: list[bytes]) -> None:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+@pytest.mark.parametrize("damage", ["lone-surrogate", "invalid-utf8"])
+def test_undecodable_text_in_a_record_is_a_damaged_line(zola_match, tmp_path, damage):
+    """issue 36: a games.jsonl holding ``"\\ud800"`` (valid JSON, no text) made the page
+    unwritable (UnicodeEncodeError, exit 1); invalid UTF-8 was read with its bytes replaced."""
+    directory = copy_match(zola_match, tmp_path)
+    games = records(directory)
+    lines = [json.dumps(g).encode() for g in games]
+    if damage == "lone-surrogate":
+        lines[1] = json.dumps({**games[1], "p1": "\ud800"}).encode()
+    else:
+        lines[1] = lines[1].replace(b'"p1": "', b'"p1": "\xed\xa0\x80')
+    write_lines(directory / "games.jsonl", lines)
+    done = zengine("report", str(directory))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "note: 1 line of games.jsonl could not be read\n"
+    assert done.stdout.startswith(str(directory / "report.html"))
+    page = Page((directory / "report.html").read_text(encoding="utf-8"))
+    assert [g["id"] for g in page.data["games"]] == [g["id"] for g in games if g is not games[1]]
+
+
+def test_a_folder_of_an_engine_named_in_invalid_utf8_gets_a_page_and_no_resume(
+    zola_match, tmp_path
+):
+    """issue 36's folder: an engine's name of invalid UTF-8 bytes, as Python's argv holds them
+    (surrogate escapes), in config.json and in every record."""
+    directory = copy_match(zola_match, tmp_path)
+    name = games_name = records(directory)[0]["p1"]
+    bad = "bad\udced\udca0\udc80name"
+    for file in ("config.json", "games.jsonl"):
+        text = (directory / file).read_text(encoding="utf-8")
+        (directory / file).write_text(text.replace(f'"{games_name}"', json.dumps(bad)))
+    assert json.dumps(bad) in (directory / "config.json").read_text()
+    done = zengine("report", str(directory))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "note: config.json is unreadable (a lone surrogate, not Unicode text)",
+        f"note: {len(records(directory))} lines of games.jsonl could not be read",
+    ]
+    text = (directory / "report.html").read_text(encoding="utf-8")
+    assert name not in text
+    resumed = zengine("match", "--resume", str(directory))
+    assert resumed.returncode == 2, resumed.stdout + resumed.stderr
+    assert resumed.stderr.startswith("zengine match: error: ") and resumed.stderr.count("\n") == 1
+
+
+def test_a_resume_refuses_a_record_holding_a_lone_surrogate(zola_match, tmp_path):
+    """Before, --resume of such a folder played on and crashed writing its report (exit 1)."""
+    directory = copy_match(zola_match, tmp_path)
+    games = records(directory)
+    lines = [
+        json.dumps({**g, "date": "2026.\ud800"} if i == 0 else g).encode()
+        for i, g in enumerate(games)
+    ]
+    write_lines(directory / "games.jsonl", lines)
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    del before["lock"]  # a resume takes the folder's lock first, writing its pid there
+    done = zengine("match", "--resume", str(directory))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == (
+        f"zengine match: error: {directory / 'games.jsonl'}:1: not a game record "
+        "(a lone surrogate, not Unicode text)\n"
+    )
+    after = {p.name: p.read_bytes() for p in directory.iterdir() if p.name != "lock"}
+    assert after == before  # nothing changed
+
+
+def test_a_folder_named_in_invalid_utf8_gets_its_page(zola_match, tmp_path):
+    """The page's footer names the folder: bytes that are no UTF-8 are shown as U+FFFD (the
+    page could not be written before)."""
+    directory = tmp_path / "m\udcff"  # the name b"m\xff", as Python holds it
+    shutil.copytree(copy_match(zola_match, tmp_path), directory)
+    done = zengine("report", os.fsencode(directory))
+    assert done.returncode == 0, done.stderr
+    text = (directory / "report.html").read_text(encoding="utf-8")
+    assert "from <code>m\ufffd</code>" in text
+
+
+def test_the_page_is_written_whatever_text_reaches_it(zola_match, tmp_path):
+    """The last guard: a lone surrogate that got past the readers (here put in by hand) is
+    written as '?', not a page left unwritten."""
+    match = load_match(copy_match(zola_match, tmp_path))
+    match.games[0].opening = "x\ud800y"
+    path = report.save(match)
+    assert '"opening":"x?y"' in path.read_text(encoding="utf-8")
+
+
 def test_a_bad_command_line_is_exit_2():
     assert run_cli().exit_code == 2
     assert run_cli("x", "--boards", "-1").exit_code == 2

@@ -35,7 +35,7 @@ import click
 
 from zengine.cli import fail
 from zengine.engine.game import GameError
-from zengine.engine.text import printable
+from zengine.engine.text import printable, writable
 from zengine.engine.values import Result
 from zengine.tools.pictures.boards import BOARD_SIZE, Board, BoardMaker, rules_of
 from zengine.tools.pictures.chart import Axis, Series, chart, nice_step
@@ -674,7 +674,7 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
 {games_table_html(match)}
 </section>
 </main>
-<footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(match.directory.name or match.directory)}</code>. Keys (while the board is on screen): \u2190 \u2192 step, Home/End first/last, p/n previous/next game.</footer>
+<footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(writable(str(match.directory.name or match.directory)))}</code>. Keys (while the board is on screen): \u2190 \u2192 step, Home/End first/last, p/n previous/next game.</footer>
 <script type="application/json" id="report-data">{data}</script>
 <script>
 {page_file("report.js")}</script>
@@ -698,7 +698,9 @@ def save(match: Match, boards: int = DEFAULT_BOARDS) -> Path:
     path = match.directory / REPORT_FILE
     tmp = match.directory / (REPORT_FILE + ".tmp")
     try:
-        tmp.write_text(page, encoding="utf-8")
+        # Every text of the page is checked as it is read; should one still hold a lone
+        # surrogate, it is written as '?' rather than leave the match without a page.
+        tmp.write_bytes(page.encode("utf-8", errors="replace"))
         os.replace(tmp, path)
     except OSError as exc:
         raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -339,15 +340,26 @@ def read_bytes(path: str) -> bytes | None:
         raise RecordsError(f"{path}: {exc.strerror or exc}") from None
 
 
+#: A JSON escape of a surrogate code point (``\ud800``-``\udfff``): only such an escape can
+#: bring one into decoded text (encoded surrogates are not UTF-8), and alone it is no character.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def json_value(data: bytes) -> Any:
     """The JSON value of a file's or a line's bytes; :class:`RecordError` if they are not
-    UTF-8 or not JSON."""
+    UTF-8, not JSON, or hold a lone surrogate (``"\\ud800"``: valid JSON, but text no file,
+    page or terminal can carry: the report could not be written)."""
     try:
         value = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise RecordError("not UTF-8 text") from None
     except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
         raise RecordError("not JSON") from None
+    if _SURROGATE_ESCAPE.search(data):  # rare; an escaped pair (one character) is fine
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            raise RecordError("a lone surrogate, not Unicode text") from None
     return value
 
 
@@ -364,9 +376,9 @@ def read_games(jsonl_path: str) -> list[GameRecord]:
 
     A last line without its line break (a crash mid-write) is skipped unless it is a complete
     record; so is a second record of the same id. Any other line that is not a record (text
-    that is not UTF-8 included) means the file is damaged or not
-    ours: :class:`RecordsError` naming the line, not a silent skip that would play those games
-    again.
+    that is not UTF-8 or holds a lone surrogate included) means the file is damaged or not
+    ours: :class:`RecordsError` naming the line, not a silent skip that would play those
+    games again.
     """
     games: list[GameRecord] = []
     seen: set[int] = set()
@@ -389,8 +401,8 @@ def read_games(jsonl_path: str) -> list[GameRecord]:
 class RecordObjects:
     """A games file as a reader that shows damage instead of refusing it (the report) sees
     it: each record's JSON object (the first of its id) in file order, and how many lines
-    were left out as damaged (no JSON object with an integer ``id``, text that is not UTF-8)
-    or as a repeated id."""
+    were left out as damaged (no JSON object with an integer ``id``, text that is not UTF-8
+    or holds a lone surrogate) or as a repeated id."""
 
     objects: list[dict[str, Any]]
     damaged: int
