@@ -546,6 +546,18 @@ def test_a_folder_named_in_invalid_utf8_gets_its_page(zola_match, tmp_path):
     assert "from <code>m\ufffd</code>" in text
 
 
+def test_a_fifo_in_place_of_config_json_is_refused_not_waited_on(zola_match, tmp_path):
+    """The report reads the folder's files as --resume does: a FIFO (which the report's own
+    reader used to wait on for ever) is a file that cannot be used, said in a note."""
+    directory = copy_match(zola_match, tmp_path)
+    (directory / "config.json").unlink()
+    os.mkfifo(directory / "config.json")
+    done = zengine("report", str(directory))
+    assert done.returncode == 0, done.stderr
+    config = directory / "config.json"
+    assert done.stderr == f"note: config.json is unreadable ({config}: not a regular file)\n"
+
+
 def test_the_page_is_written_whatever_text_reaches_it(zola_match, tmp_path):
     """The last guard: a lone surrogate that got past the readers (here put in by hand) is
     written as '?', not a page left unwritten."""
