@@ -20,6 +20,10 @@ import pytest
 import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The report's page files, package data that every report.html inlines.
+PAGE_FILES = tuple(
+    f"zengine/tools/pictures/{name}" for name in ("report.css", "report.js", "viewer.html")
+)
 
 
 def _project_copy(dest: Path) -> Path:
@@ -82,6 +86,7 @@ def test_wheel_has_one_top_level_name(wheel: Path) -> None:
         "zengine/engine/search.py",
         "zengine/cli.py",
         "zengine/tools/referee/match.py",
+        *PAGE_FILES,
     ):
         assert module in names
     assert not any(name.startswith("zengine/tests/") for name in names)
@@ -204,6 +209,23 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0 and "--ratinginterval" in done.stdout, done.stderr
+    # The report inlines its page files from the installed package (a match with no game yet
+    # shows no viewer, but its markup is read all the same).
+    folder = tmp_path / "match"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"engines": [{"name": "A"}, {"name": "B"}]}')
+    done = subprocess.run(
+        [env / "bin" / "zengine", "report", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    for name in PAGE_FILES[:2]:
+        text = (ROOT / name.removeprefix("zengine/")).read_text(encoding="utf-8")
+        assert text.removesuffix("\n") in page, name
     neighbour = subprocess.run(
         [python, "-c", "import engine, tools; print(engine.NEIGHBOUR)"],
         capture_output=True,

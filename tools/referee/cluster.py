@@ -43,13 +43,14 @@ from zengine import DISTRIBUTION
 from zengine.engine.values import TextError, parse_int
 from zengine.tools.referee.config import MAX_CONCURRENCY, ConfigError, MatchConfig, builtin_engine
 from zengine.tools.referee.engine_client import EngineError, EngineProcess, StderrLog
+from zengine.tools.referee.folder import STDERR_FILE, TRAFFIC_FILE
 from zengine.tools.referee.play import (
     EngineKeeper,
     EngineNotStarted,
     GameReport,
     play_scheduled_game,
 )
-from zengine.tools.referee.runner import STDERR_FILE, TRAFFIC_FILE, ExitReason, Match, PendingGames
+from zengine.tools.referee.runner import ExitReason, Match, PendingGames
 from zengine.tools.referee.schedule import ScheduledGame
 
 if TYPE_CHECKING:

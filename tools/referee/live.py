@@ -33,7 +33,7 @@ from tqdm.utils import disp_len
 
 from zengine.tools.referee import stats
 from zengine.tools.referee.records import GameRecord
-from zengine.tools.referee.summary import elo_line, elo_number
+from zengine.tools.referee.summary import elo_line
 from zengine.tools.referee.tally import MatchTally
 
 
@@ -137,7 +137,7 @@ class LiveOutput:
             estimate = stats.elo_estimate(tally.pentanomial_of(i))
             elo, margin = ("-", "-")
             if estimate is not None:
-                elo, margin = elo_number(estimate.elo), f"{estimate.margin:.1f}"
+                elo, margin = stats.format_elo(estimate.elo), f"{estimate.margin:.1f}"
             score = f"{100 * wdl.points / wdl.games:.1f}%" if wdl.games else "-"
             draws = f"{100 * wdl.draws / wdl.games:.1f}%" if wdl.games else "-"
             lines.append(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -156,6 +157,11 @@ class GameRecord:
         ):
             raise RecordError("inconsistent lengths")
         return record
+
+    @property
+    def pair_key(self) -> tuple[int, int]:
+        """The pair of the game (round, pair): two games of one opening, colours swapped."""
+        return (self.round, self.pair)
 
     def score_of(self, engine: int) -> float:
         """The points (1, 1/2, 0) engine number ``engine`` made in this game."""
@@ -320,33 +326,66 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+def read_bytes(path: str) -> bytes | None:
+    """The bytes of a file of the folder, None if there is none; :class:`RecordsError` if it
+    cannot be read or is not a regular file (a FIFO in its place is refused, not waited on)."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RecordsError(f"{path}: not a regular file")
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise RecordsError(f"{path}: {exc.strerror or exc}") from None
+
+
+#: A JSON escape of a surrogate code point (``\ud800``-``\udfff``): only such an escape can
+#: bring one into decoded text (encoded surrogates are not UTF-8), and alone it is no character.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def json_value(data: bytes) -> Any:
+    """The JSON value of a file's or a line's bytes; :class:`RecordError` if they are not
+    UTF-8, not JSON, or hold a lone surrogate (``"\\ud800"``: valid JSON, but text no file,
+    page or terminal can carry: the report could not be written)."""
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError("not UTF-8 text") from None
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
+        raise RecordError("not JSON") from None
+    if _SURROGATE_ESCAPE.search(data):  # rare; an escaped pair (one character) is fine
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            raise RecordError("a lone surrogate, not Unicode text") from None
+    return value
+
+
+def _lines(jsonl_path: str) -> tuple[list[tuple[int, bytes]], int]:
+    """The non-blank lines of a JSON-lines file with their numbers, and the number of the
+    last line (one without its line break, if the file does not end with one)."""
+    data = read_bytes(jsonl_path)
+    lines = [] if data is None else data.split(b"\n")
+    return [(n, line) for n, line in enumerate(lines, 1) if line.strip()], len(lines)
+
+
 def read_games(jsonl_path: str) -> list[GameRecord]:
     """The game records of a JSON-lines file, in file order (none if there is no file).
 
     A last line without its line break (a crash mid-write) is skipped unless it is a complete
-    record; so is a second record of the same id. Any other line that is not a record means
-    the file is damaged or not ours: :class:`RecordsError` naming the line, not a silent skip
-    that would play those games again.
+    record; so is a second record of the same id. Any other line that is not a record (text
+    that is not UTF-8 or holds a lone surrogate included) means the file is damaged or not
+    ours: :class:`RecordsError` naming the line, not a silent skip that would play those
+    games again.
     """
-    try:
-        # Opened without waiting: a FIFO in its place is refused, not waited on.
-        with open(os.open(jsonl_path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise RecordsError(f"{jsonl_path}: not a regular file")
-            data = handle.read()
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise RecordsError(f"{jsonl_path}: {exc.strerror or exc}") from None
     games: list[GameRecord] = []
     seen: set[int] = set()
-    lines = data.split(b"\n")
-    last = len(lines)
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    lines, last = _lines(jsonl_path)
+    for number, line in lines:
         try:
-            record = _record_of_line(line)
+            record = GameRecord.from_json(json_value(line))
         except RecordError as exc:
             if number == last:  # cut short by a crash
                 continue
@@ -358,14 +397,37 @@ def read_games(jsonl_path: str) -> list[GameRecord]:
     return games
 
 
-def _record_of_line(line: bytes) -> GameRecord:
-    try:
-        data = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise RecordError("not UTF-8 text") from None
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
-        raise RecordError("not JSON") from None
-    return GameRecord.from_json(data)
+@dataclass
+class RecordObjects:
+    """A games file as a reader that shows damage instead of refusing it (the report) sees
+    it: each record's JSON object (the first of its id) in file order, and how many lines
+    were left out as damaged (no JSON object with an integer ``id``, text that is not UTF-8
+    or holds a lone surrogate) or as a repeated id."""
+
+    objects: list[dict[str, Any]]
+    damaged: int
+    repeated: int
+
+
+def read_record_objects(jsonl_path: str) -> RecordObjects:
+    """The record objects of a JSON-lines file (:class:`RecordObjects`); the fields of each
+    are not checked. :class:`RecordsError` if the file cannot be read."""
+    read = RecordObjects([], 0, 0)
+    seen: set[int] = set()
+    for _number, line in _lines(jsonl_path)[0]:
+        try:
+            data = json_value(line)
+        except RecordError:
+            data = None
+        game_id = data.get("id") if isinstance(data, dict) else None
+        if not isinstance(game_id, int) or isinstance(game_id, bool):
+            read.damaged += 1
+        elif game_id in seen:
+            read.repeated += 1
+        else:
+            seen.add(game_id)
+            read.objects.append(data)
+    return read
 
 
 def rewrite_games(jsonl_path: str, pgn_path: str, games: Iterable[GameRecord]) -> None:

@@ -41,6 +41,18 @@ from zengine.tools.referee.engine_client import (
     SettingRejected,
     StderrLog,
 )
+from zengine.tools.referee.folder import (
+    CONFIG_FILE,
+    FOLDER_FILES,
+    GAMES_FILE,
+    LOCK_FILE,
+    PGN_FILE,
+    PROCESS_FILE,
+    REPORT_FILE,
+    STDERR_FILE,
+    SUMMARY_FILE,
+    TRAFFIC_FILE,
+)
 from zengine.tools.referee.live import LiveOutput
 from zengine.tools.referee.play import (
     EngineKeeper,
@@ -62,27 +74,8 @@ from zengine.tools.referee.summary import count_games, summary, summary_text
 from zengine.tools.referee.tally import MatchTally
 from zengine.tools.referee.terminations import Termination
 
-CONFIG_FILE = "config.json"
-GAMES_FILE = "games.jsonl"
-PGN_FILE = "games.pgn"
-SUMMARY_FILE = "summary.json"
-STDERR_FILE = "engines-stderr.log"
-TRAFFIC_FILE = "traffic.log"
-LOCK_FILE = "lock"
-PROCESS_FILE = "engines.pids"
 #: A config.json is a few kilobytes; reading is capped (a wrong file must not fill the memory).
 MAX_CONFIG_BYTES = 1024 * 1024
-#: The files of an output folder: each must be a regular file if it exists.
-FOLDER_FILES = (
-    CONFIG_FILE,
-    GAMES_FILE,
-    PGN_FILE,
-    SUMMARY_FILE,
-    STDERR_FILE,
-    TRAFFIC_FILE,
-    LOCK_FILE,
-    PROCESS_FILE,
-)
 
 
 class ExitReason(enum.Enum):
@@ -791,8 +784,6 @@ def check_not_foreign(out_dir: Path) -> None:
         return
     except ConfigError:
         pass
-    from zengine.tools.pictures.report import REPORT_FILE  # imported late, as in write_report
-
     written = [name for name in (*FOLDER_FILES, REPORT_FILE) if name != LOCK_FILE]
     found = [name for name in written if os.path.lexists(out_dir / name)]
     if found:
