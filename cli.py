@@ -32,7 +32,8 @@ from typing import Any, NoReturn
 
 import click
 
-from zengine.engine.values import TextError, parse_int, shown
+from zengine.engine.text import shown
+from zengine.engine.values import TextError, parse_int
 
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
 SUBCOMMANDS: dict[str, str] = {

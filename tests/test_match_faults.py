@@ -325,8 +325,8 @@ def test_a_second_signal_hurries_the_cleanup_and_the_summary_is_written(tmp_path
 def test_engine_errors_pickle():
     import pickle
 
-    from zengine.engine.values import Termination
     from zengine.tools.referee.engine_client import EngineError, SettingRejected
+    from zengine.tools.referee.terminations import Termination
 
     error = EngineError(Termination.DISCONNECT, "X", "disconnected (exit code 2)", "bad", True)
     again = pickle.loads(pickle.dumps(error))

@@ -13,14 +13,7 @@ from pathlib import Path
 import pytest
 from sample_records import sample_record
 
-from zengine.engine.values import (
-    GoLimits,
-    Outcome,
-    Result,
-    Termination,
-    format_go,
-    parse_go,
-)
+from zengine.engine.values import GoLimits, Result, format_go, parse_go
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools.referee import config as c
 from zengine.tools.referee import options
@@ -58,6 +51,7 @@ from zengine.tools.referee.schedule import (
     read_openings,
     schedule,
 )
+from zengine.tools.referee.terminations import Ending, Termination
 
 DATA = Path(__file__).parent / "data"
 DOCS = Path(__file__).parent.parent / "docs"
@@ -605,10 +599,10 @@ def test_read_games_refuses_a_complete_line_that_is_no_record(tmp_path):
 
 def test_reason_sentences():
     names = ("X", "Y")
-    assert reason_text(Outcome(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
+    assert reason_text(Ending(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
     assert (
         reason_text(
-            Outcome(
+            Ending(
                 Result.P2_WIN, Termination.TIME_FORFEIT, "lost on time: 9 ms used, 5 ms allowed"
             ),
             names,
@@ -616,10 +610,10 @@ def test_reason_sentences():
         == "X lost on time: 9 ms used, 5 ms allowed"
     )
     assert (
-        reason_text(Outcome(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
+        reason_text(Ending(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
         == "Y resigns: score"
     )
-    draw = Outcome(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
+    draw = Ending(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
     assert reason_text(draw, names) == "draw: 8 plies played, the limit"
 
 

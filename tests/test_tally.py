@@ -13,13 +13,14 @@ from collections import Counter
 
 import pytest
 
-from zengine.engine.values import Result, Termination
+from zengine.engine.values import Result
 from zengine.tools.referee import stats
 from zengine.tools.referee.config import MatchConfig, SprtConfig
 from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.records import GameRecord
 from zengine.tools.referee.summary import count_games, summary
 from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 NAMES = ("A", "B", "C")
 

@@ -32,7 +32,7 @@ import click
 from zengine.cli import fail
 from zengine.engine.game import GameError, MoveError, Rules
 from zengine.engine.svg import escape, number
-from zengine.engine.values import printable
+from zengine.engine.text import printable
 from zengine.engine.variants import make_rules
 from zengine.tools.referee import stats
 from zengine.tools.referee.stats import EloEstimate

@@ -43,7 +43,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, Any
 
-from zengine.engine.values import Termination, printable
+from zengine.engine.text import printable
 from zengine.tools.referee.config import EngineConfig
 from zengine.tools.referee.process_tree import (
     TAG_VARIABLE,
@@ -53,6 +53,7 @@ from zengine.tools.referee.process_tree import (
     reap_zombies,
     stop_processes,
 )
+from zengine.tools.referee.terminations import Termination
 
 #: Longest line kept of an engine's output, in characters; the rest of a longer line is dropped.
 MAX_LINE = 1 << 16

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zengine.cli import fail
-from zengine.engine.values import shown
+from zengine.engine.text import shown
 from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind, check_commands
 from zengine.tools.referee.live import LiveOutput, print_line

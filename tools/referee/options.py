@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from zengine.engine.values import MAX_NODES, shown
+from zengine.engine.text import shown
+from zengine.engine.values import MAX_NODES
 from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import (
     MAX_CONCURRENCY,

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
-from zengine.engine.values import Termination, shown
+from zengine.engine.text import shown
 from zengine.tools.referee.config import ConfigError, MatchConfig
 from zengine.tools.referee.engine_client import (
     EngineError,
@@ -60,6 +60,7 @@ from zengine.tools.referee.records import (
 from zengine.tools.referee.schedule import OpeningError, ScheduledGame, match_schedule
 from zengine.tools.referee.summary import count_games, summary, summary_text
 from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 CONFIG_FILE = "config.json"
 GAMES_FILE = "games.jsonl"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from zengine.engine.values import Termination
 from zengine.tools.referee import stats
 from zengine.tools.referee.config import SprtConfig
 from zengine.tools.referee.records import GameRecord
+from zengine.tools.referee.terminations import Termination
 
 
 class EncounterTally:

@@ -13,7 +13,8 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from zengine.engine.values import TextError, parse_int, shown
+from zengine.engine.text import shown
+from zengine.engine.values import TextError, parse_int
 
 
 class ConfigError(ValueError):
