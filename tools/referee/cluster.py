@@ -47,6 +47,7 @@ from zengine.tools.referee.play import (
     EngineNotStarted,
     GameReport,
     play_scheduled_game,
+    restarted,
 )
 from zengine.tools.referee.runner import STDERR_FILE, TRAFFIC_FILE, ExitReason, Match, PendingGames
 from zengine.tools.referee.schedule import ScheduledGame
@@ -474,7 +475,7 @@ class _RunEngines:
         finally:
             os.unlink(path)
         self.traffic: list[str] = []
-        self.keeper = EngineKeeper(self._start, self._retire)
+        self.keeper = EngineKeeper(self._start, self._retire, restarted(config))
         self.live: set[EngineProcess] = set()
         self.busy = False
         self.retire_when_done = False
