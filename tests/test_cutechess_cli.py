@@ -116,7 +116,7 @@ def test_openings_from_a_file_with_repeat(tmp_path: Path) -> None:
     lines = [" ".join(random_opening(rules, 4, random.Random(i)).moves) for i in range(2)]
     book = tmp_path / "book.epd"
     book.write_text("\n".join(lines) + "\n")
-    code, out, err = run(
+    code, _out, err = run(
         "cutechess-cli -engine cmd=zengine name=A -engine cmd=zengine name=B "
         f"{EACH} -openings file={book} format=epd order=sequential plies=4 -repeat 2 "
         "-games 2 -rounds 2 -maxmoves 30 -concurrency 2",
@@ -134,7 +134,7 @@ def test_pgnout_min_appends_and_the_engine_keys_work(tmp_path: Path) -> None:
     pgnout = tmp_path / "all.pgn"
     pgnout.write_text('[Event "earlier"]\n\n1-0\n\n')
     stderr = tmp_path / "engine-stderr.txt"
-    code, out, err = run(
+    code, _out, err = run(
         "cutechess-cli -engine cmd=zengine name=A restart=on 'initstr=setoption name Hash value 8' "
         f"-engine cmd=zengine name=B stderr={stderr} {EACH} -games 2 -maxmoves 20 "
         f"-pgnout {pgnout} min fi -epdout {tmp_path / 'end.epd'} -wait 10 -debug",

@@ -32,8 +32,8 @@ from zengine.tools.referee.config import (
     Tournament,
 )
 from zengine.tools.referee.options import (
+    NOT_FIELDS,
     OPTIONS,
-    WORDS_OF,
     parse_command_line,
     resume_refusal,
     split_options,
@@ -451,7 +451,7 @@ def test_the_options_table_drives_the_command_line_the_resume_rule_and_the_help(
     _, help_text, _ = cli([*TWO, "--help"], capsys)
     for option in OPTIONS:
         # A row sets a field of the configuration or a word the parser makes into one.
-        assert option.target in fields or option.target in WORDS_OF, option
+        assert option.target in fields or option.target in NOT_FIELDS, option
         # A refused option (cutechess's chess-only ones) is left out of the help.
         assert (f"--{option.name} {option.args}".strip() in help_text) == bool(option.help)
         if not option.resume:

@@ -3,6 +3,8 @@ the clock, the go line, the schedule and openings, records, adjudication, exit r
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 import pickle
 import random
@@ -30,7 +32,7 @@ from zengine.tools.referee.config import (
     TimeControl,
     Tournament,
 )
-from zengine.tools.referee.datajson import from_json, to_json
+from zengine.tools.referee.datajson import Codec, ShapeError, from_json, json_field, to_json
 from zengine.tools.referee.game import adjudicate
 from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.records import (
@@ -645,3 +647,68 @@ def test_exit_reasons_are_documented():
     for reason in ExitReason:
         assert re.search(rf"\b{reason.code}\b", section), reason
     assert {r.code for r in ExitReason} == {0, 1, 2, 3, 4, 130}
+
+
+# --- datajson: dataclasses to JSON and back from their fields ----------------------------------
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner:
+    a: int = 1
+    b: float = dataclasses.field(default=0.5, metadata=json_field("bee", required=True))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outer:
+    name: str
+    colour: _Colour = _Colour.RED
+    shade: int = dataclasses.field(
+        default=0, metadata=json_field(when=lambda v: v["colour"] is _Colour.BLUE)
+    )
+    note: str | None = dataclasses.field(default=None, metadata=json_field(omit_none=True))
+    inner: _Inner = dataclasses.field(default=_Inner(), metadata=json_field(flatten=True))
+    items: tuple[str, ...] = ()
+    tc: TimeControl = dataclasses.field(
+        default=TimeControl(1000),
+        metadata=json_field(codec=Codec(TimeControl.text, TimeControl.parse, str)),
+    )
+
+
+def test_datajson_writes_and_reads_by_the_fields_metadata():
+    blue = _Outer("x", _Colour.BLUE, 3, "n", _Inner(2, 1.5), ("p", "q"), TimeControl(2000, 100))
+    data = to_json(blue)
+    assert data == {
+        "name": "x", "colour": "blue", "shade": 3, "note": "n", "a": 2, "bee": 1.5,
+        "items": ["p", "q"], "tc": "2+0.1",
+    }  # fmt: skip
+    assert from_json(_Outer, data, "thing") == blue
+    red = _Outer("y")  # shade does not apply, note is None: neither is written
+    assert to_json(red) == {
+        "name": "y",
+        "colour": "red",
+        "a": 1,
+        "bee": 0.5,
+        "items": [],
+        "tc": "1",
+    }
+    assert from_json(_Outer, to_json(red), "thing") == red
+    assert to_json(blue, keep=lambda f: f.name != "items").keys() == data.keys() - {"items"}
+    for bad, message in [
+        ([], "the thing is not a JSON object"),
+        ({"name": 1}, "thing: 'name' is not a string"),
+        (
+            {"name": "x", "colour": "green", "bee": 1},
+            'unknown colour "green" \\(one of: red, blue\\)',
+        ),
+        ({"name": "x", "items": ["p", 2], "bee": 1}, "thing: 'items' is not a list of strings"),
+        ({"name": "x", "bee": True}, "thing: 'bee' is not a number"),
+        ({"name": "x"}, "thing: 'bee' is not a number"),  # required though it has a default
+        ({"name": "x", "bee": 1, "zz\n": 1}, 'the thing has an unknown key "zz\\\\n"'),
+    ]:
+        with pytest.raises(ShapeError, match=message):
+            from_json(_Outer, bad, "thing")

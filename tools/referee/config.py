@@ -299,9 +299,7 @@ class EngineConfig:
     cmd: tuple[str, ...] = field(metadata=json_field(run=True))
     #: Stored as the engine's ``key=value`` words (``tc``, ``st``, ...), as people write them.
     limits: EngineLimits = field(
-        metadata=json_field(
-            codec=Codec(lambda x: x.keys(), lambda d: EngineLimits.parse(d), Mapping[str, str])
-        )
+        metadata=json_field(codec=Codec(EngineLimits.keys, EngineLimits.parse, Mapping[str, str]))
     )
     proto: Proto = Proto.UCI
     options: Mapping[str, str] = field(default_factory=dict)

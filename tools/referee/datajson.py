@@ -58,11 +58,11 @@ def json_field(
     required: bool = False,
     **tags: Any,
 ) -> dict[str, Any]:
-    """Field metadata: the JSON ``key`` (default the field's name); ``when`` the field applies
-    (given the values of the fields before it: otherwise neither written nor read); None left
-    out (``omit_none``); a nested dataclass's fields written into its owner (``flatten``); a
-    ``codec``; ``required`` even though the field has a default. ``tags`` are kept for the
-    owner's own use (read with :func:`tag`)."""
+    """Field metadata: the JSON ``key`` (default the field's name); ``when`` the field applies,
+    given the values of the fields before it (otherwise it is neither written nor read, and
+    takes its default, which it must have); None left out (``omit_none``); a nested
+    dataclass's fields written into its owner (``flatten``); a ``codec``; ``required`` even
+    though the field has a default. ``tags`` are kept for the owner's use (:func:`tag`)."""
     return {_META: _Meta(key, when, omit_none, flatten, codec, required), **tags}
 
 
@@ -142,25 +142,26 @@ def _object(
         raise ShapeError(f"{what}: '{key}' is not an object of {', '.join(known)}")
     values: dict[str, Any] = {}
     for f in dataclasses.fields(kind):
-        meta, hint = _meta(f), _hints(kind)[f.name]
-        if meta.when is not None and not meta.when(values):
-            continue
+        meta, hint, name = _meta(f), _hints(kind)[f.name], _key(f)
+        applies = meta.when is None or meta.when(values)
         if meta.flatten:
             values[f.name] = _object(hint, data, what, key, label, owned=True)
-            continue
-        name = _key(f)
-        has_default = not (
-            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        )
-        if name not in data and has_default and not meta.required:
-            continue
-        raw = data.get(name)
-        if meta.codec is not None and raw is not None:
-            stored = _value(meta.codec.stored, raw, what, name, name)
+        elif not applies or (name not in data and not meta.required and _has_default(f)):
+            # The default (seen by the ``when`` of the fields after it).
+            if f.default is not dataclasses.MISSING:
+                values[f.name] = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                values[f.name] = f.default_factory()
+        elif meta.codec is not None and data.get(name) is not None:
+            stored = _value(meta.codec.stored, data[name], what, name, name)
             values[f.name] = meta.codec.read(stored)
         else:
-            values[f.name] = _value(hint, raw, what, name, f"{label} {name}".strip())
+            values[f.name] = _value(hint, data.get(name), what, name, f"{label} {name}".strip())
     return kind(**values)
+
+
+def _has_default(f: dataclasses.Field[Any]) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
 
 
 def _value(hint: Any, raw: Any, what: str, key: str, label: str) -> Any:

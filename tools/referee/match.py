@@ -1,14 +1,16 @@
 """``zengine match``: engine-vs-engine matches and tournaments (the referee).
 
-Arguments follow cutechess-cli (see :mod:`tools.referee.config`). With no engine, the built-in engine
-plays itself: a short demonstration on the first variant. The configuration and the seed are
-stored in the output directory; the schedule is a pure function of them, so ``zengine match
+Arguments follow cutechess-cli (see :mod:`tools.referee.options`). With no engine, the built-in
+engine plays itself: a short demonstration on the first variant. The configuration and the seed
+are stored in the output directory; the schedule is a pure function of them, so ``zengine match
 --resume DIR`` plays exactly the games still missing. See docs/referee.md.
 
-The referee's parts: :mod:`tools.referee.config` (the command line as dataclasses), :mod:`tools.referee.runner`
-(the coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
+The referee's parts: :mod:`tools.referee.options` (the command line, one table) and
+:mod:`tools.referee.config` (the settings as dataclasses), :mod:`tools.referee.runner` (the
+coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
 :mod:`tools.referee.game` (one game between two processes), :mod:`tools.referee.records`,
-:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics), :mod:`tools.referee.live`.
+:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics),
+:mod:`tools.referee.live`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind, check_commands
 from zengine.tools.referee.live import LiveOutput, print_line
 from zengine.tools.referee.options import (
-    WORDS_OF,
+    NOT_FIELDS,
     config_of,
     help_lines,
     read_options,
@@ -86,7 +88,8 @@ def run_match(
             executor = _connect(cluster)
             lock = FolderLock(out_dir)
             config = read_config(out_dir)
-            config = replace(config, **{k: v for k, v in resumed.items() if k not in WORDS_OF})
+            _check_settings_unchanged(config, out_dir)
+            config = replace(config, **{k: v for k, v in resumed.items() if k not in NOT_FIELDS})
             if executor is None:  # on a cluster, commands are the workers' (docs/referee.md)
                 config = config.in_start_dir()
                 check_commands(config.engines)
@@ -101,7 +104,12 @@ def run_match(
             check_not_foreign(out_dir)
             lock = FolderLock(out_dir)
             check_unused(out_dir)
-            config = replace(config, out=str(out_dir), start_dir=_current_dir())
+            config = replace(
+                config,
+                out=str(out_dir),
+                start_dir=_current_dir(),
+                digest=config.games_digest(),
+            )
             try:
                 write_config(config, out_dir)
             except OSError as exc:
@@ -161,6 +169,19 @@ def _check_openings(config: MatchConfig) -> MatchConfig:
     except OpeningError as exc:
         raise ConfigError(f"--openings: {exc}") from None
     return config
+
+
+def _check_settings_unchanged(config: MatchConfig, out_dir: Path) -> None:
+    """On ``--resume``: config.json holds the settings the folder's games were played with
+    (an edited variant or seed would play the rest of the match as another one, splitting
+    pairs). Only those that shape the games count (:meth:`MatchConfig.games_digest`); a
+    folder of an earlier version kept no digest (its records are checked by the runner)."""
+    if config.digest is not None and config.digest != config.games_digest():
+        raise ConfigError(
+            f"--resume {shown(str(out_dir), 300)}: {CONFIG_FILE} changed since the match "
+            "started: its games were played with other settings (restore it, or start a "
+            "new match)"
+        )
 
 
 def _check_openings_unchanged(config: MatchConfig) -> None:

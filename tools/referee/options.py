@@ -74,7 +74,7 @@ class Option:
     names: tuple[str, ...]
     #: The words it takes: a number, or None for ``key=value`` words up to the next option.
     arity: int | None
-    #: The setting it sets: a field of :class:`MatchConfig`, or one of :data:`WORDS_OF`.
+    #: The setting it sets: a field of :class:`MatchConfig`, or one of :data:`NOT_FIELDS`.
     target: str
     read: Reader
     #: Whether ``--resume`` takes it: it changes how the match is run, not its games.
@@ -265,7 +265,9 @@ OPTIONS: tuple[Option, ...] = (
         ("games",), 1, "games", _number("games", 1, MAX_GAMES), False, "N",
         "games per encounter per round (pairs, colours swapped)",
     ),
-    Option(("rounds",), 1, "rounds", _number("rounds", 1, MAX_GAMES), False, "N", "rounds (default 1)"),
+    Option(
+        ("rounds",), 1, "rounds", _number("rounds", 1, MAX_GAMES), False, "N", "rounds (default 1)"
+    ),
     Option(
         ("repeat",), None, "repeat", _repeat, False, "[N]",
         "each opening N times in a row (default 2, -repeat alone: 2)",
@@ -320,7 +322,10 @@ OPTIONS: tuple[Option, ...] = (
         lambda words, old: (old or Timeouts()).with_keys(key_values("timeout", words), "--timeout "),
         False, "start=S ready=S move=S grace=S", "uciok, readyok, untimed move, clock grace",
     ),
-    Option(("out",), 1, "out", _one(lambda text: utf8_text("--out", text)), False, "DIR", "the output folder (default: a new ./matches/<UTC time>)"),
+    Option(
+        ("out",), 1, "out", _one(lambda text: utf8_text("--out", text)), False, "DIR",
+        "the output folder (default: a new ./matches/<UTC time>)",
+    ),
     Option(
         ("resume",), 1, "resume", _one(lambda text: utf8_text("--resume", text)), True, "DIR",
         "continue the match of DIR (with it only\n{resumable})",
@@ -373,9 +378,9 @@ OPTIONS: tuple[Option, ...] = (
 #: Option spelling -> row.
 _BY_NAME = {name: option for option in OPTIONS for name in option.names}
 
-#: Targets that are words of the command line, not fields of :class:`MatchConfig`: they are
-#: made into the engines and the adjudication, or read by the caller (``resume``, ``cluster``).
-WORDS_OF = (
+#: The targets that are not fields of :class:`MatchConfig`: :func:`config_of` makes them into
+#: the engines and the adjudication; the caller reads ``resume`` and ``cluster``.
+NOT_FIELDS = (
     "engines", "each", "timeouts", "resign", "draw", "max_plies", "resume", "cluster",
     "report", "output", "refused",
 )  # fmt: skip
@@ -507,7 +512,7 @@ def config_of(settings: Mapping[str, Any]) -> MatchConfig:
     """The configuration of a new match from the settings of :func:`read_options`."""
     engines: list[dict[str, str]] = settings.get("engines", [])
     each: dict[str, str] = settings.get("each", {})
-    matched = {k: v for k, v in settings.items() if k not in WORDS_OF}
+    matched = {k: v for k, v in settings.items() if k not in NOT_FIELDS}
     if not engines:  # the demonstration
         engines = [{}, {}]
         if not any(k in each for k in ("tc", "st", "depth", "nodes")):

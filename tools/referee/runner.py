@@ -333,6 +333,13 @@ class Match:
                     f"{shown(record.p2)}; the schedule of {CONFIG_FILE} has {names[p1]} vs "
                     f"{names[p2]}"
                 )
+            # The rest of the match must be played on the same game (checked here too for a
+            # folder of an earlier version, whose config.json keeps no digest of its settings).
+            if record.variant != self.rules.describe():
+                raise ConfigError(
+                    f"{self.jsonl}: game id {record.id} was played on {shown(record.variant)}; "
+                    f"{CONFIG_FILE} has {self.rules.describe()}"
+                )
         return done
 
     # --- output ------------------------------------------------------------------------------
@@ -887,7 +894,7 @@ def read_config(out_dir: Path) -> MatchConfig:
     if len(text) > MAX_CONFIG_BYTES:
         raise ConfigError(f"--resume {out_dir}: {path} is too large for a configuration")
     try:
-        data = json.loads(text.decode("utf-8"))
+        data = json.loads(text.decode("utf-8-sig"))  # a byte order mark an editor left is fine
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ConfigError(
             f"--resume {out_dir}: {path} is not JSON: the folder is damaged"
