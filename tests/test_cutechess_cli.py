@@ -19,7 +19,7 @@ import pytest
 from fake_match import cli, match_cli
 
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.referee.config import Tournament
+from zengine.tools.referee.config import MatchConfig, Tournament
 from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.schedule import Schedule, random_opening
 
@@ -281,3 +281,19 @@ def test_refused_options_say_why(
     assert code == 2 and out == "", (out, err)
     assert err.count("\n") == 1 and err.startswith(f"zengine match: error: {message}"), err
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_the_new_settings_go_through_config_json() -> None:
+    c = config(
+        "-repeat 3 -noswap -reverse -site S -pgnout all.pgn min -epdout end.epd -wait 7 "
+        "-outcomeinterval 4 -engine cmd=zengine name=c restart=on initstr=x stderr=e.txt whitepov"
+    )
+    assert MatchConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
+
+
+def test_a_folder_of_the_version_before_still_resumes() -> None:
+    # The digest kept in config.json by the version before cutechess's options: settings at
+    # their defaults must not change it, or --resume would refuse every earlier folder.
+    c = parse_command_line(shlex.split("--engine name=a --engine name=b --each depth=1 --seed 3"))
+    assert c.games_digest() == "6fc1afe3d6ad15d16c0da7323f6bc445c8d62cf26088b771d088d377ccc1f908"
+    assert config("-seed 3 -repeat 1").games_digest() != config("-seed 3").games_digest()

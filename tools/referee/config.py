@@ -775,6 +775,9 @@ class MatchConfig:
         tagged ``run`` (concurrency, commands, timeouts, the output...). Kept in config.json
         when a match starts, so that a resume of an edited folder does not mix two matches."""
         shaping = datajson.to_json(self, keep=lambda f: not datajson.tag(f, "run"))
+        _drop_later_defaults(shaping, _LATER_MATCH)
+        for engine in shaping["engines"]:
+            _drop_later_defaults(engine, _LATER_ENGINE)
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()
 
     def in_start_dir(self) -> MatchConfig:
@@ -791,6 +794,19 @@ class MatchConfig:
             for e in self.engines
         )
         return replace(self, engines=engines)
+
+
+#: Settings added after digests were first kept (cutechess's -repeat, -noswap, -reverse,
+#: -site; initstr=, whitepov): at these values they are left out of the digest, so that a
+#: folder of an earlier version, which has none of them, still resumes.
+_LATER_MATCH: dict[str, Any] = {"repeat": 2, "swap": True, "reverse": False, "site": "?"}
+_LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False}
+
+
+def _drop_later_defaults(data: dict[str, Any], later: Mapping[str, Any]) -> None:
+    for key, value in later.items():
+        if key in data and data[key] == value:
+            del data[key]
 
 
 def _upgraded(data: Any) -> Any:
