@@ -184,6 +184,10 @@ def test_cutechess_counts_and_spellings() -> None:
     assert c.adjudication.max_plies == 100  # full moves
     assert (c.swap, c.reverse, c.wait_ms) == (False, True, 5)
     assert config("-repeat 4").repeat == 4
+    # 0/ is the whole game in one period (cutechess's tc=0/20+0.2).
+    assert (
+        config("-each tc=0/20+0.2").engines[0].limits == config("-each tc=20+0.2").engines[0].limits
+    )
     assert config("--seed 3") == config("-srand 3")
     c = config("-tournament gauntlet -concurrency 2 -event E -site S -outcomeinterval 5")
     assert (c.tournament, c.concurrency, c.event, c.site) == (Tournament.GAUNTLET, 2, "E", "S")

@@ -95,9 +95,8 @@ SECONDS = "must be a finite number of seconds from"
         ),
         (
             ["--each", "tc=99999999999/10"],
-            "--each: tc=99999999999/10: moves per period must be from 1 to 2147483647",
+            "--each: tc=99999999999/10: moves per period must be from 0 to 2147483647",
         ),
-        (["--each", "tc=0/10"], "--each: tc=0/10: moves per period must be from 1"),
         (["--each", "tc=1:60"], "--each: tc=1:60: the seconds of m:ss must be below 60"),
         (["--each", "tc=0+0"], "--each: tc=0: no time at all (give a base or an increment)"),
         (["--each", "tc=1e3"], "--each: tc=1e3: must be [moves/]base[+inc] in seconds"),

@@ -97,11 +97,12 @@ class TimeControl:
         if self.base_ms == 0 and self.inc_ms == 0:
             raise ConfigError(f"tc={self.text()}: no time at all (give a base or an increment)")
         if not 0 <= self.moves <= MAX_MS:
-            raise ConfigError(f"tc={self.text()}: moves per period must be from 1 to {MAX_MS}")
+            raise ConfigError(f"tc={self.text()}: moves per period must be from 0 to {MAX_MS}")
 
     @staticmethod
     def parse(text: str) -> TimeControl:
-        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds)."""
+        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds); ``0/``
+        (or no ``moves/``): one period for the whole game."""
         written = f"tc={shown_value(text)}"
         match = _TC_RE.fullmatch(text.strip())
         if not match:
@@ -114,8 +115,9 @@ class TimeControl:
             raise ConfigError(
                 f"{written}: the base and the increment must be at most {ms_text(MAX_MS)} seconds"
             )
-        if moves is not None and (len(moves) > 10 or not 1 <= int(moves) <= MAX_MS):
-            raise ConfigError(f"{written}: moves per period must be from 1 to {MAX_MS}")
+        # 0/ is the whole game in one period, as cutechess reads it (tc=0/20+0.2).
+        if moves is not None and (len(moves) > 10 or not 0 <= int(moves) <= MAX_MS):
+            raise ConfigError(f"{written}: moves per period must be from 0 to {MAX_MS}")
         minutes, _, seconds = base.rpartition(":")
         if minutes and float(seconds) >= 60:
             raise ConfigError(f"{written}: the seconds of m:ss must be below 60")
