@@ -195,6 +195,9 @@ def test_cutechess_counts_and_spellings() -> None:
     c = config("-each arg=--quiet -engine cmd=zengine name=c arg=x arg='y z' whitepov")
     assert c.engines[0].cmd[-1] == "--quiet"
     assert c.engines[2].cmd[-3:] == ("--quiet", "x", "y z") and c.engines[2].whitepov
+    # fastchess's args= (one word, split as a shell would) and plies= (its depth=).
+    c = config("-engine cmd=zengine name=c \"args=-a 'b c'\" plies=3")
+    assert c.engines[2].cmd[-2:] == ("-a", "b c") and c.engines[2].limits.search.depth == 3
 
 
 def test_repeat_noswap_and_reverse_shape_the_schedule() -> None:
@@ -263,6 +266,9 @@ def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("-gmaes 2", "unknown option '-gmaes' (did you mean -games?)"),
         ("--ratinginteval 2", "unknown option '--ratinginteval' (did you mean --ratinginterval?)"),
         ("-pgnout", "--pgnout: give the file (FILE or file=FILE)"),
+        ("-pgnout file=a.pgn notation=san", "--pgnout: unknown key notation (keys: fi, file, min)"),
+        ("-each plies=2", "--each: plies= and depth= are one limit: give one"),
+        ("-engine cmd=zengine plies=2 depth=2", "--engine: plies= and depth= are one limit"),
         ("-repeat 2 3", "--repeat takes at most one number"),
         ("-maxmoves x", "--maxmoves x: must be a whole number from 0 to"),
         ("-wait 100000", "--wait 100000: must be a whole number from 0 to 60000"),

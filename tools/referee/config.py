@@ -652,7 +652,7 @@ class PgnOut:
     def parse(words: list[str], option: str = "pgnout") -> PgnOut:
         """cutechess's ``FILE [min] [fi]`` or fastchess's ``file=FILE [min=true]``."""
         kv = key_values(option, words, bare=("min", "fi"), positional="file")
-        no_extra(option, kv, {"file", "min", "fi", "notation", "nodes", "seldepth", "nps"})
+        no_extra(option, kv, {"file", "min", "fi"})
         if "file" not in kv:
             raise ConfigError(f"--{option}: give the file (FILE or file=FILE)")
         return PgnOut(

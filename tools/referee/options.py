@@ -486,7 +486,7 @@ def help_lines(variants: list[str]) -> str:
 #: Keys of ``--engine`` (besides ``option.NAME`` and ``timeout.KEY``).
 ENGINE_KEYS = (
     "cmd", "name", "proto", "tc", "st", "depth", "nodes", "timemargin", "dir",
-    "conf", "arg", "initstr", "restart", "stderr", "whitepov", "ponder",
+    "conf", "arg", "initstr", "restart", "stderr", "whitepov", "ponder", "args", "plies",
 )  # fmt: skip
 _LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin")
 #: cutechess's engine keys of chess alone, refused with the reason.
@@ -600,7 +600,8 @@ def engine_config(
 ) -> EngineConfig:
     """An engine from its ``--engine`` words and the ``--each`` words (``conf=`` first, then
     ``--each``, then its own: a later one wins); an error names the option its key came from."""
-    each = each or {}
+    each = _depth_of_plies(each or {}, "--each")
+    own = _depth_of_plies(own, "--engine")
     conf = own.get("conf", each.get("conf"))
     base = conf_keys(conf) if conf else {}
     keys = {**base, **each, **own}
@@ -653,6 +654,12 @@ def engine_config(
     )
     if "arg" in keys:
         cmd = [*cmd, *shlex.split(keys["arg"])]
+    if "args" in keys:  # fastchess's: the arguments in one word, split as a shell would
+        try:
+            cmd = [*cmd, *shlex.split(keys["args"])]
+        except ValueError as exc:
+            raise ConfigError(f"{origin('args')}: args={shown(keys['args'], 300)}: {exc}") from None
+
     try:
         return EngineConfig(
             name=name,
@@ -677,6 +684,15 @@ def engine_config(
         found = [k for k in sorted(keys, key=len, reverse=True) if text.startswith(f"{k}=")]
         key: str | None = found[0] if found else ("tc" if text.startswith("no limit") else None)
         raise ConfigError(f"{origin(key)}: {exc}") from None
+
+
+def _depth_of_plies(keys: Mapping[str, str], option: str) -> Mapping[str, str]:
+    """fastchess's ``plies=`` is ``depth=`` (both in one option: refused)."""
+    if "plies" not in keys:
+        return keys
+    if "depth" in keys:
+        raise ConfigError(f"{option}: plies= and depth= are one limit: give one")
+    return {("depth" if k == "plies" else k): v for k, v in keys.items()}
 
 
 def _restart(text: str) -> bool:
