@@ -16,11 +16,13 @@ import shlex
 from pathlib import Path
 
 import pytest
-from fake_match import cli, match_cli
+from fake_match import cli, fake, match_cli
 
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools.referee.config import MatchConfig, Tournament
+from zengine.tools.referee.match import run_match
 from zengine.tools.referee.options import parse_command_line
+from zengine.tools.referee.runner import ExitReason
 from zengine.tools.referee.schedule import Schedule, random_opening
 
 #: What every script here sets for its engines: the built-in engine, fast.
@@ -307,3 +309,24 @@ def test_a_folder_of_the_version_before_still_resumes() -> None:
     c = parse_command_line(shlex.split("--engine name=a --engine name=b --each depth=1 --seed 3"))
     assert c.games_digest() == "6fc1afe3d6ad15d16c0da7323f6bc445c8d62cf26088b771d088d377ccc1f908"
     assert config("-seed 3 -repeat 1").games_digest() != config("-seed 3").games_digest()
+
+
+@pytest.mark.parametrize("whitepov", [False, True])
+def test_whitepov_scores_are_made_the_movers(tmp_path: Path, whitepov: bool) -> None:
+    # Both claim +2000 every move. Read as its own view, nobody resigns; B's read as player
+    # 1's view (whitepov) is -2000 for B, player 2 here, which resigns.
+    claim = fake("--score", "2000")
+    words = [
+        *("-engine", claim, "name=A", "-engine", claim, "name=B"),
+        *(["whitepov"] if whitepov else []),
+        *("-each", "depth=1", "-games", "1", "-resign", "movecount=3", "score=1000"),
+        *("-maxmoves", "10", "-ratinginterval", "0", "--out", str(tmp_path / "m")),
+    ]
+    result = run_match(words, emit=lambda _line: None, progress=False)
+    assert result.reason is ExitReason.COMPLETED
+    game = json.loads((tmp_path / "m" / "games.jsonl").read_text())
+    if whitepov:
+        assert game["reason"] == "B resigns: score <= -1000 cp for 3 moves"
+        assert game["scores"][1] == "cp -2000"
+    else:
+        assert game["termination"] != "adjudication", game["reason"]
