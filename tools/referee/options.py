@@ -682,8 +682,8 @@ def engine_config(
     except ConfigError as exc:
         text = str(exc)
         found = [k for k in sorted(keys, key=len, reverse=True) if text.startswith(f"{k}=")]
-        key: str | None = found[0] if found else ("tc" if text.startswith("no limit") else None)
-        raise ConfigError(f"{origin(key)}: {exc}") from None
+        culprit = found[0] if found else ("tc" if text.startswith("no limit") else None)
+        raise ConfigError(f"{origin(culprit)}: {exc}") from None
 
 
 def _depth_of_plies(keys: Mapping[str, str], option: str) -> Mapping[str, str]:
