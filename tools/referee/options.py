@@ -263,7 +263,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("games",), 1, "games", _number("games", 1, MAX_GAMES), False, "N",
-        "games per encounter per round (pairs, colours swapped)",
+        "games per encounter per round (default 2: a pair, colours swapped)",
     ),
     Option(
         ("rounds",), 1, "rounds", _number("rounds", 1, MAX_GAMES), False, "N", "rounds (default 1)"
@@ -289,7 +289,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("seed", "srand"), 1, "seed", _number("seed", 0, MAX_NODES), False, "N",
-        "the schedule's seed (drawn and printed if absent)",
+        "the schedule's seed (drawn and printed if absent; also -srand)",
     ),
     Option(
         ("ratinginterval",), 1, "rating_interval", _number("ratinginterval", 0, MAX_GAMES),

@@ -103,7 +103,8 @@ class ExitReason(enum.Enum):
     )
     ENGINE_FAILURE = (
         3,
-        "an engine failed without --recover, or could not be started: resume after fixing it",
+        "an engine failed without --recover (resume after fixing it), or could not be started "
+        "(correct its command and start again)",
     )
     CLUSTER_FAILURE = (
         4,
