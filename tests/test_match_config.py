@@ -77,51 +77,50 @@ SECONDS = "must be a finite number of seconds from"
 @pytest.mark.parametrize(
     "words,message",
     [
-        (["--each", "st=inf"], f"--engine a: st=inf: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=nan"], f"--engine a: st=nan: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=1e20"], f"--engine a: st=1e20: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=abc"], f"--engine a: st=abc: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=-1"], f"--engine a: st=-1: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=0"], f"--engine a: st=0: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=86401"], f"--engine a: st=86401: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=inf"], f"--each: st=inf: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=nan"], f"--each: st=nan: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=1e20"], f"--each: st=1e20: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=abc"], f"--each: st=abc: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=-1"], f"--each: st=-1: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=0"], f"--each: st=0: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=86401"], f"--each: st=86401: {SECONDS} 0.001 to 86400"),
         (
             ["--each", "tc=99999999999999"],
-            "--engine a: tc=99999999999999: the base and the increment must be at most "
+            "--each: tc=99999999999999: the base and the increment must be at most "
             "2147483.647 seconds",
         ),
         (
             ["--each", "tc=3000000"],
-            "--engine a: tc=3000000: the base and the increment must be at most 2147483.647 seconds",
+            "--each: tc=3000000: the base and the increment must be at most 2147483.647 seconds",
         ),
         (
             ["--each", "tc=99999999999/10"],
-            "--engine a: tc=99999999999/10: moves per period must be from 1 to 2147483647",
+            "--each: tc=99999999999/10: moves per period must be from 0 to 2147483647",
         ),
-        (["--each", "tc=0/10"], "--engine a: tc=0/10: moves per period must be from 1"),
-        (["--each", "tc=1:60"], "--engine a: tc=1:60: the seconds of m:ss must be below 60"),
-        (["--each", "tc=0+0"], "--engine a: tc=0: no time at all (give a base or an increment)"),
-        (["--each", "tc=1e3"], "--engine a: tc=1e3: must be [moves/]base[+inc] in seconds"),
+        (["--each", "tc=1:60"], "--each: tc=1:60: the seconds of m:ss must be below 60"),
+        (["--each", "tc=0+0"], "--each: tc=0: no time at all (give a base or an increment)"),
+        (["--each", "tc=1e3"], "--each: tc=1e3: must be [moves/]base[+inc] in seconds"),
         (["--timeout", "start=inf"], f"--timeout start=inf: {SECONDS} 0.001 to 86400"),
         (["--timeout", "start=nan"], f"--timeout start=nan: {SECONDS} 0.001 to 86400"),
         (["--timeout", "start=0"], f"--timeout start=0: {SECONDS} 0.001 to 86400"),
         (["--timeout", "move=1e300"], f"--timeout move=1e300: {SECONDS} 0.001 to 86400"),
         (["--timeout", "grace=-5"], f"--timeout grace=-5: {SECONDS} 0 to 86400"),
         (["--timeout", "ready=86400.5"], f"--timeout ready=86400.5: {SECONDS} 0.001 to 86400"),
-        (["--each", "timeout.move=0"], f"--engine a: timeout.move=0: {SECONDS} 0.001 to 86400"),
-        (["--each", "depth=abc"], "--engine a: depth=abc: must be a whole number from 1 to 1000"),
-        (["--each", "depth=1.5"], "--engine a: depth=1.5: must be a whole number from 1 to 1000"),
-        (["--each", "depth=1001"], "--engine a: depth=1001: must be a whole number from 1 to 1000"),
+        (["--each", "timeout.move=0"], f"--each: timeout.move=0: {SECONDS} 0.001 to 86400"),
+        (["--each", "depth=abc"], "--each: depth=abc: must be a whole number from 1 to 1000"),
+        (["--each", "depth=1.5"], "--each: depth=1.5: must be a whole number from 1 to 1000"),
+        (["--each", "depth=1001"], "--each: depth=1001: must be a whole number from 1 to 1000"),
         (
             ["--each", "nodes=1.5"],
-            "--engine a: nodes=1.5: must be a whole number from 1 to 9223372036854775807",
+            "--each: nodes=1.5: must be a whole number from 1 to 9223372036854775807",
         ),
         (
             ["--each", "nodes=" + "9" * 30],
-            f"--engine a: nodes={'9' * 30}: must be a whole number from 1 to 9223372036854775807",
+            f"--each: nodes={'9' * 30}: must be a whole number from 1 to 9223372036854775807",
         ),
         (
             ["--each", "timemargin=-1"],
-            "--engine a: timemargin=-1: must be a whole number of milliseconds from 0 to",
+            "--each: timemargin=-1: must be a whole number of milliseconds from 0 to",
         ),
         (["--games", "100000000"], "--games 100000000: must be a whole number from 1 to 1000000"),
         (["--games", "0"], "--games 0: must be a whole number from 1 to 1000000"),
@@ -421,9 +420,11 @@ def test_a_name_given_twice_is_one_line(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_errors_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # An option misspelt after an engine's words is an unknown option, as after --games 2.
-    unknown = refused(["--engine", "depth=1", "-repeat"], capsys)
-    assert unknown.startswith("unknown option '-repeat' (known: --engine, ")
-    assert refused([*TWO, "-repeat"], capsys) == unknown
+    unknown = refused(["--engine", "depth=1", "-repaet"], capsys)
+    assert unknown == "unknown option '-repaet' (did you mean -repeat?)"
+    assert refused([*TWO, "-repaet"], capsys) == unknown
+    far = refused([*TWO, "--xyzzy"], capsys)
+    assert far.startswith("unknown option '--xyzzy' (known: --engine, --each, ")
     # A file is not a folder that is missing.
     (tmp_path / "afile").write_text("x\n")
     assert refused(["--resume", "afile"], capsys) == "--resume afile: not a folder"
@@ -437,7 +438,8 @@ def test_a_folder_starting_with_a_dash_is_a_folder(capsys: pytest.CaptureFixture
     assert refused(["--resume", "-dashdir"], capsys) == "--resume -dashdir: no such folder"
     assert refused(["--resume", "-h", "--games", "2"], capsys) == (
         "--resume takes the stored configuration; drop --games "
-        "(it takes only --concurrency, --ratinginterval and --cluster)"
+        "(it takes only --concurrency, --ratinginterval, --wait, --outcomeinterval, "
+        "--report, --output and --cluster)"
     )
 
 
@@ -449,13 +451,17 @@ def test_the_options_table_drives_the_command_line_the_resume_rule_and_the_help(
     for option in OPTIONS:
         # A row sets a field of the configuration or a word the parser makes into one.
         assert option.target in fields or option.target in NOT_FIELDS, option
-        assert f"--{option.name} {option.args}".strip() in help_text
+        # A refused option (cutechess's chess-only ones) is left out of the help.
+        assert (f"--{option.name} {option.args}".strip() in help_text) == bool(option.help)
         if not option.resume:
             words = ["--resume", "m", f"--{option.name}", *["1"] * (option.arity or 0)]
             assert refused(words, capsys) == resume_refusal(option)
     # The rule is the rows': --cluster (played elsewhere) goes with --resume, and says so.
     allowed = [o.name for o in OPTIONS if o.resume]
-    assert allowed == ["concurrency", "ratinginterval", "resume", "cluster"]
+    assert allowed == [
+        "concurrency", "ratinginterval", "resume", "wait", "outcomeinterval", "report",
+        "output", "config", "cluster",
+    ]  # fmt: skip
     assert "--cluster" in resume_refusal(OPTIONS[0]) and "--cluster" in help_text
 
 

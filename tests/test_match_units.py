@@ -85,7 +85,6 @@ def test_tc_parse_and_text(text, base, inc, moves):
         "10+",
         "+1",
         "1:75",
-        "0/10",
         "0",
         "10+x",
         "1:2:3",

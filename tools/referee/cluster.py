@@ -49,6 +49,7 @@ from zengine.tools.referee.play import (
     EngineNotStarted,
     GameReport,
     play_scheduled_game,
+    restarted,
 )
 from zengine.tools.referee.runner import ExitReason, Match, PendingGames
 from zengine.tools.referee.schedule import ScheduledGame
@@ -476,7 +477,7 @@ class _RunEngines:
         finally:
             os.unlink(path)
         self.traffic: list[str] = []
-        self.keeper = EngineKeeper(self._start, self._retire)
+        self.keeper = EngineKeeper(self._start, self._retire, restarted(config))
         self.live: set[EngineProcess] = set()
         self.busy = False
         self.retire_when_done = False

@@ -68,6 +68,8 @@ MAX_OPENING_PLIES = 1000
 MAX_MOVECOUNT = 1000
 MAX_MOVENUMBER = 100_000
 MAX_CP = 100_000
+#: The longest wait between games (``-wait``): a minute, in milliseconds.
+MAX_WAIT_MS = 60_000
 
 
 # --- time controls and limits -------------------------------------------------------------------
@@ -95,11 +97,12 @@ class TimeControl:
         if self.base_ms == 0 and self.inc_ms == 0:
             raise ConfigError(f"tc={self.text()}: no time at all (give a base or an increment)")
         if not 0 <= self.moves <= MAX_MS:
-            raise ConfigError(f"tc={self.text()}: moves per period must be from 1 to {MAX_MS}")
+            raise ConfigError(f"tc={self.text()}: moves per period must be from 0 to {MAX_MS}")
 
     @staticmethod
     def parse(text: str) -> TimeControl:
-        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds)."""
+        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds); ``0/``
+        (or no ``moves/``): one period for the whole game."""
         written = f"tc={shown_value(text)}"
         match = _TC_RE.fullmatch(text.strip())
         if not match:
@@ -112,8 +115,9 @@ class TimeControl:
             raise ConfigError(
                 f"{written}: the base and the increment must be at most {ms_text(MAX_MS)} seconds"
             )
-        if moves is not None and (len(moves) > 10 or not 1 <= int(moves) <= MAX_MS):
-            raise ConfigError(f"{written}: moves per period must be from 1 to {MAX_MS}")
+        # 0/ is the whole game in one period, as cutechess reads it (tc=0/20+0.2).
+        if moves is not None and (len(moves) > 10 or not 0 <= int(moves) <= MAX_MS):
+            raise ConfigError(f"{written}: moves per period must be from 0 to {MAX_MS}")
         minutes, _, seconds = base.rpartition(":")
         if minutes and float(seconds) >= 60:
             raise ConfigError(f"{written}: the seconds of m:ss must be below 60")
@@ -303,6 +307,16 @@ class EngineConfig:
     options: Mapping[str, str] = field(default_factory=dict)
     workdir: str | None = field(default=None, metadata=json_field("dir", run=True))
     timeouts: Timeouts = field(default=Timeouts(), metadata=json_field("timeout", run=True))
+    #: Lines sent after ``uciok``, before the options (cutechess's ``initstr=``).
+    init_strings: tuple[str, ...] = field(default=(), metadata=json_field("initstr"))
+    #: A new process for every game (cutechess's ``restart=on``).
+    restart: bool = field(default=False, metadata=json_field(run=True))
+    #: The engine's stderr also appended to this file (cutechess's ``stderr=``).
+    stderr_file: str | None = field(
+        default=None, metadata=json_field("stderr", run=True, omit_none=True)
+    )
+    #: Its scores are from player 1's view, not the mover's (cutechess's ``whitepov``).
+    whitepov: bool = False
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -319,6 +333,10 @@ class EngineConfig:
             plain_text(f"option.{key}=", value)
         if self.workdir is not None:
             plain_text("dir=", self.workdir)
+        for line in self.init_strings:
+            plain_text("initstr=", line)
+        if self.stderr_file is not None:
+            plain_text("stderr=", self.stderr_file)
 
     def describe(self) -> str:
         return f"{self.name} ({shlex.join(self.cmd)}, {self.proto.value})"
@@ -600,9 +618,48 @@ class Tournament(enum.Enum):
         try:
             return Tournament(text)
         except ValueError:
+            pass
+        if text in ("knockout", "pyramid"):
+            # Who plays next would depend on results: the schedule here is a pure function of
+            # the configuration and the seed, which is what makes --resume exact.
             raise ConfigError(
-                f"--tournament {shown_value(text)}: must be round-robin or gauntlet"
-            ) from None
+                f"--tournament {text}: not offered (its pairings depend on results, and a "
+                "schedule here is fixed in advance so that --resume replays it exactly); "
+                "use round-robin or gauntlet"
+            )
+        raise ConfigError(
+            f"--tournament {shown_value(text)}: must be round-robin or gauntlet"
+        ) from None
+
+
+@dataclass(frozen=True)
+class PgnOut:
+    """``-pgnout FILE [min] [fi]``: every game is also appended to ``file`` as cutechess
+    appends, with no move comments if ``min``. ``fi`` (finished games only) is kept for the
+    command line's sake: every game recorded here has a result (abandoned games are replayed,
+    never written)."""
+
+    file: str
+    min: bool = False
+    fi: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.file.strip():
+            raise ConfigError("--pgnout: the file name is empty")
+        plain_text("--pgnout", self.file)
+
+    @staticmethod
+    def parse(words: list[str], option: str = "pgnout") -> PgnOut:
+        """cutechess's ``FILE [min] [fi]`` or fastchess's ``file=FILE [min=true]``."""
+        kv = key_values(option, words, bare=("min", "fi"), positional="file")
+        no_extra(option, kv, {"file", "min", "fi"})
+        if "file" not in kv:
+            raise ConfigError(f"--{option}: give the file (FILE or file=FILE)")
+        return PgnOut(
+            str(Path(kv["file"]).absolute()),
+            kv.get("min") == "" or read_bool(f"--{option} min=", kv.get("min") or "false"),
+            "fi" in kv,
+        )
 
 
 @dataclass(frozen=True)
@@ -628,6 +685,22 @@ class MatchConfig:
     debug: bool = field(default=False, metadata=json_field(run=True))
     #: Games between the live Elo lines (``--ratinginterval``; 0 = none).
     rating_interval: int = field(default=10, metadata=json_field("ratinginterval", run=True))
+    #: Games in a row on each opening (cutechess's ``-repeat N``); 2: the colour-swapped pair.
+    repeat: int = 2
+    #: Colours swapped between the games of an encounter (cutechess's ``-noswap`` clears it).
+    swap: bool = True
+    #: The second engine of each pairing plays first (cutechess's ``-reverse``).
+    reverse: bool = False
+    #: The Site tag of the PGN records.
+    site: str = "?"
+    #: ``-pgnout``: every game also appended to a PGN file of the user's.
+    pgnout: PgnOut | None = field(default=None, metadata=json_field(run=True, omit_none=True))
+    #: ``-epdout FILE``: each game's final position appended to FILE.
+    epdout: str | None = field(default=None, metadata=json_field(run=True, omit_none=True))
+    #: Milliseconds between the games a worker plays (cutechess's ``-wait``).
+    wait_ms: int = field(default=0, metadata=json_field("wait", run=True))
+    #: Games between the lines counting how games ended (``-outcomeinterval``; 0 = at the end).
+    outcome_interval: int = field(default=0, metadata=json_field("outcomeinterval", run=True))
     #: The directory the match was started from (absolute; None in the config.json of an
     #: earlier version): relative commands and ``dir=`` were run from there, and a resume
     #: from elsewhere runs them from there again (:meth:`in_start_dir`).
@@ -663,6 +736,14 @@ class MatchConfig:
         for key, value in self.rules.items():
             plain_text("--rule", f"{key}={value}")
         within_range("--ratinginterval", self.rating_interval, 0, MAX_GAMES)
+        within_range("--outcomeinterval", self.outcome_interval, 0, MAX_GAMES)
+        within_range("--repeat", self.repeat, 1, MAX_GAMES)
+        within_range("--wait", self.wait_ms, 0, MAX_WAIT_MS, " of milliseconds")
+        plain_text("--site", self.site)
+        if self.epdout is not None:
+            plain_text("--epdout", self.epdout)
+            if not self.epdout.strip():
+                raise ConfigError("--epdout: the file name is empty")
         if self.digest is not None and re.fullmatch(r"[0-9a-f]{64}", self.digest) is None:
             raise ConfigError("settings sha256: must be 64 lowercase hexadecimal digits")
         self.make_rules()
@@ -696,6 +777,9 @@ class MatchConfig:
         tagged ``run`` (concurrency, commands, timeouts, the output...). Kept in config.json
         when a match starts, so that a resume of an edited folder does not mix two matches."""
         shaping = datajson.to_json(self, keep=lambda f: not datajson.tag(f, "run"))
+        _drop_later_defaults(shaping, _LATER_MATCH)
+        for engine in shaping["engines"]:
+            _drop_later_defaults(engine, _LATER_ENGINE)
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()
 
     def in_start_dir(self) -> MatchConfig:
@@ -712,6 +796,19 @@ class MatchConfig:
             for e in self.engines
         )
         return replace(self, engines=engines)
+
+
+#: Settings added after digests were first kept (cutechess's -repeat, -noswap, -reverse,
+#: -site; initstr=, whitepov): at these values they are left out of the digest, so that a
+#: folder of an earlier version, which has none of them, still resumes.
+_LATER_MATCH: dict[str, Any] = {"repeat": 2, "swap": True, "reverse": False, "site": "?"}
+_LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False}
+
+
+def _drop_later_defaults(data: dict[str, Any], later: Mapping[str, Any]) -> None:
+    for key, value in later.items():
+        if key in data and data[key] == value:
+            del data[key]
 
 
 def _upgraded(data: Any) -> Any:

@@ -140,6 +140,21 @@ class StderrLog:
             self._stream.close()
 
 
+class StderrTee(StderrLog):
+    """The match's stderr log and an engine's own file (cutechess's ``stderr=``): each one
+    is closed by its owner, not here."""
+
+    def __init__(self, shared: StderrLog, own: StderrLog) -> None:
+        self._logs = (shared, own)
+
+    def write(self, data: bytes) -> None:
+        for log in self._logs:
+            log.write(data)
+
+    def close(self) -> None:
+        pass
+
+
 def _first_word_is(line: str, word: str) -> bool:
     """Whether ``word`` is the first token of ``line``."""
     text = line.lstrip()
@@ -558,6 +573,8 @@ class EngineProcess:
         proto = self.config.proto
         self.send(proto.hello, self.config.timeouts.start)
         self.wait_for(f"{proto.hello}ok")
+        for line in self.config.init_strings:  # cutechess's initstr=, sent as written
+            self.send(line)
         for name, value in self.config.options.items():
             self.send(f"setoption name {name} value {value}")
             self.sync(setting=f"option.{name}={value}")

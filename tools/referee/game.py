@@ -233,6 +233,11 @@ def play_game(
         history.append(canonical)
         moves.append(canonical)
         times_ms.append(elapsed_ms)
+        if score is not None and side == 1 and engines[side].config.whitepov:
+            # Reported from player 1's view (cutechess's whitepov): made the mover's.
+            score = (
+                Score(-score.cp, None) if score.cp is not None else Score(None, -(score.mate or 0))
+            )
         scores.append(score)
         depths.append(depth)
         cps[side].append(None if score is None else score.centipawns(MATE_CP))

@@ -86,6 +86,11 @@ def resync(engine: EngineProcess) -> bool:
         return False
 
 
+def restarted(config: MatchConfig) -> frozenset[int]:
+    """The engines of ``config`` started anew for every game (``restart=on``)."""
+    return frozenset(i for i, e in enumerate(config.engines) if e.restart)
+
+
 class EngineKeeper:
     """The engine processes of one worker, kept from one game to the next.
 
@@ -93,9 +98,16 @@ class EngineKeeper:
     grace in seconds for it to quit by itself.
     """
 
-    def __init__(self, start: StartEngine, retire: Callable[[EngineProcess, float], None]) -> None:
+    def __init__(
+        self,
+        start: StartEngine,
+        retire: Callable[[EngineProcess, float], None],
+        restart: frozenset[int] = frozenset(),
+    ) -> None:
         self._start = start
         self._retire = retire
+        #: Engines started anew for every game (cutechess's ``restart=on``).
+        self.restart = restart
         self.engines: dict[int, EngineProcess] = {}
 
     def engine(self, index: int) -> EngineProcess:
@@ -118,6 +130,8 @@ class EngineKeeper:
                 # A short grace: it already did not answer.
                 self._retire(engine, 0.2)
             failure = report.record.reason
+        for index in self.restart & set(self.engines):
+            self._retire(self.engines.pop(index), 1.0)
         return failure
 
     def close(self) -> None:

@@ -293,12 +293,12 @@ def _cut(fd: int, size: int) -> None:
         pass
 
 
-def append_game(jsonl_path: str, pgn_path: str, record: GameRecord) -> None:
+def append_game(jsonl_path: str, pgn_path: str, record: GameRecord, site: str = "?") -> None:
     """Append one game: the JSON line first (the authority), then its PGN text. A game is kept
     only if both are written: if the PGN text fails, the JSON line is cut off again."""
     size = append_line(jsonl_path, json.dumps(record.to_json(), sort_keys=True) + "\n")
     try:
-        append_line(pgn_path, pgn_text(record) + "\n")
+        append_line(pgn_path, pgn_text(record, site) + "\n")
     except OSError:
         fd = os.open(jsonl_path, os.O_WRONLY)
         try:
@@ -430,11 +430,13 @@ def read_record_objects(jsonl_path: str) -> RecordObjects:
     return read
 
 
-def rewrite_games(jsonl_path: str, pgn_path: str, games: Iterable[GameRecord]) -> None:
+def rewrite_games(
+    jsonl_path: str, pgn_path: str, games: Iterable[GameRecord], site: str = "?"
+) -> None:
     """Rewrite both files from complete records (each atomically: temporary file + rename)."""
     games = list(games)
     write_atomic(jsonl_path, "".join(json.dumps(g.to_json(), sort_keys=True) + "\n" for g in games))
-    write_atomic(pgn_path, "".join(pgn_text(g) + "\n" for g in games))
+    write_atomic(pgn_path, "".join(pgn_text(g, site) + "\n" for g in games))
 
 
 # --- PGN --------------------------------------------------------------------------------------------
@@ -543,11 +545,11 @@ def limit_tags(time_control: str) -> list[tuple[str, str]]:
     return tags
 
 
-def pgn_tags(record: GameRecord) -> list[tuple[str, str]]:
+def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
     """A record's tag pairs, the Seven Tag Roster first, in the order they are written."""
     tags = [
         ("Event", record.event),
-        ("Site", "?"),
+        ("Site", site),
         ("Date", record.date),
         ("Round", f"{record.round + 1}.{record.id + 1}"),
         ("White", record.p1),
@@ -602,13 +604,14 @@ def _wrap(tokens: Iterable[str]) -> list[str]:
     return lines
 
 
-def pgn_text(record: GameRecord) -> str:
+def pgn_text(record: GameRecord, site: str = "?", comments: bool = True) -> str:
     """A game record as PGN: tags, then the numbered moves in the game's own notation, each
     with cutechess's comment (``{book}`` for the opening's moves), then the reason the game
     ended as a comment and the result.
 
     Move numbers count full moves from the game's start position, as PGN does (``1. a1xa2
-    b3xb2 2. ...``; ``1...`` first when player 2 moves first).
+    b3xb2 2. ...``; ``1...`` first when player 2 moves first). Without ``comments`` (cutechess's
+    ``-pgnout FILE min``), the moves stand alone.
     """
     tokens: list[str] = []
     side = record.start_side
@@ -624,12 +627,13 @@ def pgn_text(record: GameRecord) -> str:
         elif i == 0:
             tokens.append(f"{number}...")
         tokens.append(move)
-        tokens += _comment_words("book" if info is None else move_comment(*info))
+        if comments:
+            tokens += _comment_words("book" if info is None else move_comment(*info))
         if side == 1:
             number += 1
         side ^= 1
-    if record.reason:
+    if record.reason and comments:
         tokens += _comment_words(record.reason)
     tokens.append(record.result.pgn)
-    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record))
+    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record, site))
     return head + "\n\n" + "\n".join(_wrap(tokens)) + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import unicodedata
 from collections.abc import Mapping
 
@@ -115,19 +116,36 @@ def read_bool(what: str, text: str) -> bool:
     raise ConfigError(f"{as_written(what, text)}: must be true or false")
 
 
-def key_values(option: str, words: list[str], bare: tuple[str, ...] = ()) -> dict[str, str]:
-    """``key=value`` words as a dict; words listed in ``bare`` may stand alone (value "")."""
+def key_values(
+    option: str,
+    words: list[str],
+    bare: tuple[str, ...] = (),
+    positional: str | None = None,
+    many: tuple[str, ...] = (),
+) -> dict[str, str]:
+    """``key=value`` words as a dict; words listed in ``bare`` may stand alone (value "");
+    with ``positional``, the first word may be that key's value without ``key=`` (cutechess's
+    ``-pgnout FILE``). A key given twice is refused (which one was meant is not ours to guess),
+    except the keys of ``many``, whose values are collected as one shell-quoted text."""
     out: dict[str, str] = {}
-    for word in words:
+    for number, word in enumerate(words):
         key, sep, value = word.partition("=")
         if not sep:
             if word.lower() in bare:
-                out[word.lower()] = ""
-                continue
-            raise ConfigError(f"--{option}: '{shown_value(word)}' is not key=value")
+                key, value = word.lower(), ""
+            elif positional is not None and number == 0:
+                key, value = positional, word
+            else:
+                raise ConfigError(f"--{option}: '{shown_value(word)}' is not key=value")
         if not key:
             raise ConfigError(f"--{option}: '{shown_value(word)}' has no key")
-        out[key if key.startswith("option.") else key.lower()] = value
+        key = key if key.startswith("option.") else key.lower()
+        if key in many:
+            out[key] = shlex.join([*shlex.split(out.get(key, "")), value])
+            continue
+        if key in out:
+            raise ConfigError(f"--{option}: {shown_value(key)} is given twice (give it once)")
+        out[key] = value
     return out
 
 
