@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import importlib.machinery
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from zengine.engine.zola import GEOMETRY, Geometry, ZolaState
+from zengine.engine.zola import GEOMETRY, Geometry, ZolaPosition, ZolaState
+from zengine.engine.zola_words import WordBoard
 
 if TYPE_CHECKING:
     # Machine-size ints for the compiled build (mypyc); only in annotations, which the
@@ -281,20 +282,34 @@ def _popcount(x: i64) -> i64:
     return x & 0x7F
 
 
-def evaluate_words(state: ZolaState) -> int:
-    """:func:`evaluate_ints` computed in words: the same value for every position."""
+def evaluate_words(state: ZolaPosition) -> int:
+    """:func:`evaluate_ints` computed in words: the same value for every position, of either
+    form of the state (the compiled build's holds its words already)."""
     stm = state.stm
-    t = _WORDS[state.g.n]
+    if isinstance(state, WordBoard):
+        t = _WORDS[state.t.n]
+        if stm:
+            o0: i64 = state.blue0
+            o1: i64 = state.blue1
+            p0: i64 = state.red0
+            p1: i64 = state.red1
+        else:
+            o0 = state.red0
+            o1 = state.red1
+            p0 = state.blue0
+            p1 = state.blue1
+    else:
+        t = _WORDS[state.g.n]
+        big_word: int = t.word
+        own: int = cast(ZolaState, state).doubled[stm]
+        opp: int = cast(ZolaState, state).doubled[stm ^ 1]
+        o0 = own & big_word
+        o1 = (own >> t.half) & big_word
+        p0 = opp & big_word
+        p1 = (opp >> t.half) & big_word
     half: i64 = t.half
     word: i64 = t.word
-    big_word: int = t.word
-    own: int = state.doubled[stm]
-    opp: int = state.doubled[stm ^ 1]
     # Own and opponent's checkers (o, p), the empty squares (e), low word 0, high word 1.
-    o0: i64 = own & big_word
-    o1: i64 = (own >> t.half) & big_word
-    p0: i64 = opp & big_word
-    p1: i64 = (opp >> t.half) & big_word
     e0: i64 = word ^ (o0 | p0)
     e1: i64 = word ^ (o1 | p1)
     score: i64 = (_popcount(o0) + _popcount(o1) - _popcount(p0) - _popcount(p1)) * CHECKER
