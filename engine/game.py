@@ -23,11 +23,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 from typing import ClassVar
 
 from zengine.engine.svg import document, element
+from zengine.engine.text import shown
 from zengine.engine.timeman import DEFAULT_MOVES_TO_GO
-from zengine.engine.values import Outcome, TextError, parse_int, shown
+from zengine.engine.values import Outcome, TextError, parse_int
 
 
 class GameError(ValueError):
@@ -188,6 +190,36 @@ class SearchParameters:
     history_lmr: bool = False
 
 
+@dataclass(frozen=True)
+class OpeningSettings:
+    """How a variant's balanced openings are drawn and judged."""
+
+    #: Random moves after the setup plies (if the game has any).
+    moves: int
+    #: Depth of the judging search.
+    depth: int
+    #: Largest absolute score (centipawns, side to move's view) of a kept opening.
+    window: int
+
+
+#: A tuned weight of an evaluation: a module constant, or (name, index) of an entry of a tuple.
+Weight = tuple[str, int | None]
+
+
+@dataclass(frozen=True)
+class EvaluationTuning:
+    """What the tuner (``zengine.tools.dev.tune``) may change in a game's evaluation."""
+
+    #: The evaluation's module: the weights are its constants.
+    module: ModuleType
+    weights: tuple[Weight, ...]
+    #: Called after the weights change, to rebuild tables derived from them.
+    refresh: Callable[[], None] = lambda: None
+    #: A constant holding a "wins at once" score that is no weight: set apart (0) while the
+    #: features are read, and positions it decides are left out.
+    win_constant: str | None = None
+
+
 class Rules(ABC):
     """A game with fixed rule options: the factory of its positions.
 
@@ -208,6 +240,9 @@ class Rules(ABC):
     #: Variant name -> position strings ``zengine bench`` searches (None: the start position).
     #: A variant not listed benches its start position only.
     BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {}
+    #: Variant name -> how its balanced openings are drawn and judged (the openings builder,
+    #: ``zengine.tools.dev.openings``). A variant not listed has no defaults there.
+    OPENING_SETTINGS: ClassVar[Mapping[str, OpeningSettings]] = {}
     #: Player names for people (``("Red", "Blue")``); p1 is index 0.
     player_names: ClassVar[tuple[str, str]]
     #: Plies of a placement phase before the stones move (0 if the game has none).
@@ -257,6 +292,14 @@ class Rules(ABC):
 
         It is only ever given states of these rules. Games import it here, on first use, so
         that listing the games does not load every evaluation."""
+
+    def tuning(self) -> EvaluationTuning | None:
+        """The evaluation's tunable weights, or None when the game offers none."""
+        return None
+
+    def opening_settings(self) -> OpeningSettings | None:
+        """This variant's openings settings (``OPENING_SETTINGS``), or None."""
+        return self.OPENING_SETTINGS.get(self.name)
 
     def search_parameters(self) -> SearchParameters:
         """The search settings this game's evaluation is tuned for (the defaults unless a game
@@ -425,8 +468,8 @@ class State(ABC):
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
-        """How the game ended (result, ``Termination.RULES`` and the rule's own word, such as
-        ``repetition``) if it is over, else None."""
+        """How the game ended (result and the rule's own word, such as ``repetition``) if it
+        is over, else None."""
 
     def is_over(self) -> bool:
         """Whether the game has ended."""

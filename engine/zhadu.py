@@ -52,8 +52,10 @@ from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
+    EvaluationTuning,
     IllegalMoveError,
     InvalidMoveError,
+    OpeningSettings,
     PositionError,
     Rule,
     RuleOption,
@@ -64,7 +66,8 @@ from zengine.engine.game import (
     parse_count,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, Termination, shown
+from zengine.engine.text import shown
+from zengine.engine.values import Outcome, Result
 from zengine.engine.zhadu_core import (
     _INDEX,
     _WIN_MASK,
@@ -133,6 +136,11 @@ class ZhaduRules(Rules):
     setup_plies = SETUP_PLIES
     ENGINE_OPTIONS = (RuleOption("quiet", "Zhadu Quiet", QUIET_DEFAULT, 0, QUIET_MAX),)
     #: The start, then mid-game positions from short engine games after random setups.
+    #: Openings: Zhadu's scores swing with threats, so its window is wide.
+    OPENING_SETTINGS: ClassVar[Mapping[str, OpeningSettings]] = {
+        "zhadu": OpeningSettings(moves=2, depth=4, window=60),
+        "zhadu-star": OpeningSettings(moves=2, depth=4, window=60),
+    }
     BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
         "zhadu": (
             None,
@@ -172,6 +180,11 @@ class ZhaduRules(Rules):
         from zengine.engine.zhadu_eval import evaluate
 
         return cast(Callable[[State], int], evaluate)
+
+    def tuning(self) -> EvaluationTuning:
+        from zengine.engine import zhadu_eval
+
+        return EvaluationTuning(zhadu_eval, zhadu_eval.TUNED_WEIGHTS, win_constant="WIN_NEXT")
 
     def search_parameters(self) -> SearchParameters:
         """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), a
@@ -745,7 +758,7 @@ def _parse_position(rules: ZhaduRules, text: str) -> ZhaduState:
             raise PositionError(f"{names[winner]} has won, so {names[winner]} cannot be to move")
         if quiet:
             raise PositionError("the game was won by a capture, so quiet must be 0")
-        result = Outcome(Result.win_for(winner), Termination.RULES, why)
+        result = Outcome(Result.win_for(winner), why)
     elif rules.quiet and quiet >= rules.quiet:
         result = DRAW_BY_QUIET_LIMIT
     return ZhaduState(rules, pos, stm, first, quiet, ply, result)

@@ -17,7 +17,7 @@ from itertools import combinations
 from typing import Final
 
 from zengine.engine.game import Rules, fold_case
-from zengine.engine.values import Outcome, Result, Termination
+from zengine.engine.values import Outcome, Result
 
 try:
     from mypy_extensions import mypyc_attr
@@ -28,18 +28,14 @@ except ImportError:  # the decorator speaks only to mypyc; compiled code never c
         return lambda cls: cls
 
 
-DRAW_BY_TWO_PASSES: Final = Outcome(Result.DRAW, Termination.RULES, "two passes")
-DRAW_BY_REPETITION: Final = Outcome(Result.DRAW, Termination.RULES, "repetition")
-DRAW_BY_QUIET_LIMIT: Final = Outcome(Result.DRAW, Termination.RULES, "quiet limit")
+DRAW_BY_TWO_PASSES: Final = Outcome(Result.DRAW, "two passes")
+DRAW_BY_REPETITION: Final = Outcome(Result.DRAW, "repetition")
+DRAW_BY_QUIET_LIMIT: Final = Outcome(Result.DRAW, "quiet limit")
 # Per winner, made once: a frozen dataclass is slow to build, and the search plays many winning
 # captures (cProfile over the Zhadu bench: play's own time 0.106 s -> 0.055 s with these and
 # the split paths of ``play``).
-_WIN_BY_FOUR: Final = tuple(
-    Outcome(Result.win_for(s), Termination.RULES, "first capture of the 4") for s in (0, 1)
-)
-_WIN_BY_SHARING: Final = tuple(
-    Outcome(Result.win_for(s), Termination.RULES, "sharing") for s in (0, 1)
-)
+_WIN_BY_FOUR: Final = tuple(Outcome(Result.win_for(s), "first capture of the 4") for s in (0, 1))
+_WIN_BY_SHARING: Final = tuple(Outcome(Result.win_for(s), "sharing") for s in (0, 1))
 
 TRIANGLES = "abcdefgh"
 POINT_NAMES: Final[tuple[str, ...]] = tuple(f"{t}{d}" for t in TRIANGLES for d in "0123")

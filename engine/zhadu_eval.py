@@ -41,6 +41,17 @@ MOBILITY = 4
 CONTACT = 20
 
 
+#: The weights the tuner fits (``zengine.tools.dev.tune``): constants of this module.
+TUNED_WEIGHTS: tuple[tuple[str, int | None], ...] = (
+    ("THREAT", None),
+    ("DOUBLE_THREAT", None),
+    ("STONE", None),
+    ("TARGET", None),
+    ("MOBILITY", None),
+    ("CONTACT", None),
+)
+
+
 def evaluate(state: ZhaduCore) -> int:
     """Winning targets, threats, material and mobility for the side to move."""
     us = state.stm

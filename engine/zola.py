@@ -38,8 +38,10 @@ from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
+    EvaluationTuning,
     IllegalMoveError,
     InvalidMoveError,
+    OpeningSettings,
     PositionError,
     Rule,
     Rules,
@@ -48,7 +50,8 @@ from zengine.engine.game import (
     fold_case,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, shown
+from zengine.engine.text import shown
+from zengine.engine.values import Outcome, Result
 from zengine.engine.zola_words import (
     BLUE_WINS,
     CAPTURE,
@@ -371,6 +374,13 @@ class ZolaRules(Rules):
     }
     RULES = (Rule("size", "6", tuple(str(n) for n in SIZES)),)
     #: The start, then mid-game positions from seeded random playouts, fixed here as text.
+    #: Openings: the larger boards have 64-100 moves a ply, where a depth-2 search of one takes
+    #: ~0.3 s, so they are judged at depth 1 (0.03-0.06 s).
+    OPENING_SETTINGS: ClassVar[Mapping[str, OpeningSettings]] = {
+        "zola": OpeningSettings(moves=4, depth=3, window=40),
+        "zola-8": OpeningSettings(moves=4, depth=1, window=50),
+        "zola-10": OpeningSettings(moves=4, depth=1, window=50),
+    }
     BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
         "zola": (
             None,
@@ -408,6 +418,11 @@ class ZolaRules(Rules):
         from zengine.engine.zola_eval import evaluate
 
         return cast(Callable[[State], int], evaluate)
+
+    def tuning(self) -> EvaluationTuning:
+        from zengine.engine import zola_eval
+
+        return EvaluationTuning(zola_eval, zola_eval.TUNED_WEIGHTS, zola_eval.rebuild_tables)
 
     def search_parameters(self) -> SearchParameters:
         """A one-ply quiescence: the evaluation scores pending captures itself (see

@@ -64,6 +64,21 @@ BAND_BONUS = (0, 20, 30, 53)
 QUIESCENCE_DEPTH = 1
 
 
+#: The weights the tuner fits (``zengine.tools.dev.tune``): constants of this module, or
+#: (name, index) for an entry of a tuple.
+TUNED_WEIGHTS: tuple[tuple[str, int | None], ...] = (
+    ("CHECKER", None),
+    ("BAND_BONUS", 1),
+    ("BAND_BONUS", 2),
+    ("BAND_BONUS", 3),
+    ("TEMPO_CAPTURE", None),
+    ("ATTACK", None),
+    ("STEP", None),
+    ("HANGING", None),
+    ("FREE_CAPTURE", None),
+)
+
+
 def _bands(g: Geometry) -> tuple[tuple[int, int], ...]:
     """(mask, bonus) per distance band: the squares of each quarter of the distance ranks."""
     ranks = sorted(set(g.d2))

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, cast
 
 from zengine.engine.game import Rules
-from zengine.engine.values import Outcome, Result, Termination
+from zengine.engine.values import Outcome, Result
 
 if TYPE_CHECKING:
     # Machine-size ints for mypyc; only in annotations, never evaluated at run time.
@@ -35,8 +35,8 @@ except ImportError:  # the decorator speaks only to mypyc; compiled code never c
         return lambda cls: cls
 
 
-RED_WINS = Outcome(Result.P1_WIN, Termination.RULES, "every Blue checker captured")
-BLUE_WINS = Outcome(Result.P2_WIN, Termination.RULES, "every Red checker captured")
+RED_WINS = Outcome(Result.P1_WIN, "every Blue checker captured")
+BLUE_WINS = Outcome(Result.P2_WIN, "every Red checker captured")
 
 # Final: compiled, a module-level name that is not is looked up in the module's dict at every
 # use (measured: a quarter of perft's time).

@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from zengine.protocol.cli import main
-from zengine.tools.match import run_match
-from zengine.tools.records import read_games
+from zengine.cli import main
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.records import read_games
 
 TESTS = Path(__file__).parent
 #: The scripted fake engine (its modes and fault flags: see the file).
 FAKE = TESTS / "fake_engines" / "fake_engine.py"
 DATA = TESTS / "data"
 #: ``zengine match`` as a command of its own, run by this interpreter (no PATH lookup).
-MATCH_CLI = [sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match"]
+MATCH_CLI = [sys.executable, "-c", "from zengine.cli import main; main()", "match"]
 
 #: Untimed games: a sound fake engine answers at once; nothing waits for a slow machine.
 EASY = ("--each", "depth=1")

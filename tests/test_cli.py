@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator
 import pexpect
 import pytest
 
+from zengine.cli import SUBCOMMANDS, main
 from zengine.engine import parallel
 from zengine.engine.bench import DEFAULT_DEPTH
 from zengine.engine.game import GameError
-from zengine.protocol.cli import SUBCOMMANDS, main
 
 #: Generous: a command stops in well under a second, but CI machines can be loaded.
 DEADLINE = 20.0
@@ -483,7 +483,7 @@ def test_an_error_left_by_ctrl_c_ends_as_the_interrupt(interrupted: bool, monkey
     without an interrupt is a bug and keeps its traceback."""
     from click.testing import CliRunner
 
-    from zengine.engine import bench
+    from zengine.tools import engine_commands
 
     def undo_fails(*args: object, **kwargs: object) -> None:
         played: list[int] = []
@@ -493,7 +493,7 @@ def test_an_error_left_by_ctrl_c_ends_as_the_interrupt(interrupted: bool, monkey
         finally:
             played.pop()  # the undo of a move whose play never finished
 
-    monkeypatch.setattr(bench, "run_bench", undo_fails)
+    monkeypatch.setattr(engine_commands, "run_bench", undo_fails)
     result = CliRunner().invoke(main, ["bench"], prog_name="zengine")
     if interrupted:
         assert result.exit_code == 130

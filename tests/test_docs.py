@@ -107,7 +107,7 @@ def test_perft_examples_are_real(where: str, command: str, shown: list[str]) -> 
 
     # Through the command line group, as the page's `zengine perft` runs it (invoking the
     # subcommand alone would also give click's default help options to later tests).
-    from zengine.protocol.cli import main
+    from zengine.cli import main
 
     args = shlex.split(command)[2:]
     total = [line for line in shown if line.startswith("Nodes searched: ")]

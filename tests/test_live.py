@@ -18,11 +18,12 @@ import pexpect
 import pytest
 from test_records_pgn import record
 
-from zengine.engine.values import Result, Termination
-from zengine.tools.config import SprtConfig, parse_command_line
-from zengine.tools.live import LiveOutput
-from zengine.tools.match import run_match
-from zengine.tools.tally import MatchTally
+from zengine.engine.values import Result
+from zengine.tools.referee.config import SprtConfig, parse_command_line
+from zengine.tools.referee.live import LiveOutput
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
 

@@ -22,15 +22,15 @@ import pytest
 from fake_match import DATA, FAKE, cli
 
 from zengine.engine.variants import variant_names
-from zengine.tools import schedule as schedule_module
-from zengine.tools.config import (
+from zengine.tools.referee import schedule as schedule_module
+from zengine.tools.referee.config import (
     ConfigError,
     MatchConfig,
     OpeningsConfig,
     Tournament,
     parse_command_line,
 )
-from zengine.tools.schedule import (
+from zengine.tools.referee.schedule import (
     MAX_OPENING_LINE,
     MAX_OPENINGS_BYTES,
     match_schedule,
@@ -224,7 +224,7 @@ def test_an_engine_program_is_found_from_its_dir(
 
 
 def test_the_fake_engine_command_passes_the_check() -> None:
-    from zengine.tools.config import check_commands
+    from zengine.tools.referee.config import check_commands
 
     config = parse_command_line(
         ["--engine", f"cmd={sys.executable} {FAKE}", "--engine", "cmd=zengine", "--each", "depth=1"]

@@ -30,8 +30,8 @@ from fake_match import (
     wait_until_gone,
 )
 
-from zengine.tools.config import builtin_engine
-from zengine.tools.runner import ExitReason
+from zengine.tools.referee.config import builtin_engine
+from zengine.tools.referee.runner import ExitReason
 
 #: Some matches here stop before their first game: no games.jsonl is no games.
 run = partial(fake_match.run, missing_ok=True)
@@ -325,8 +325,8 @@ def test_a_second_signal_hurries_the_cleanup_and_the_summary_is_written(tmp_path
 def test_engine_errors_pickle():
     import pickle
 
-    from zengine.engine.values import Termination
-    from zengine.tools.engine_process import EngineError, SettingRejected
+    from zengine.tools.referee.engine_client import EngineError, SettingRejected
+    from zengine.tools.referee.terminations import Termination
 
     error = EngineError(Termination.DISCONNECT, "X", "disconnected (exit code 2)", "bad", True)
     again = pickle.loads(pickle.dumps(error))
@@ -343,7 +343,7 @@ def test_engine_errors_pickle():
 
 
 def test_the_ledger_stops_what_an_earlier_run_left_and_nothing_else(tmp_path):
-    from zengine.tools.process_tree import TAG_VARIABLE, ProcessLedger, boot_id, read_proc
+    from zengine.tools.referee.process_tree import TAG_VARIABLE, ProcessLedger, boot_id, read_proc
 
     path = tmp_path / "engines.pids"
     ledger = ProcessLedger(path)

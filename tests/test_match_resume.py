@@ -20,7 +20,7 @@ from fake_match import (
     wait_until_gone,
 )
 
-from zengine.tools.records import read_games
+from zengine.tools.referee.records import read_games
 
 GAMES = 12
 

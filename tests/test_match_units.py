@@ -13,18 +13,11 @@ from pathlib import Path
 import pytest
 from sample_records import sample_record
 
-from zengine.engine.values import (
-    GoLimits,
-    Outcome,
-    Result,
-    Termination,
-    format_go,
-    parse_go,
-)
+from zengine.engine.values import GoLimits, Result, format_go, parse_go
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools import config as c
-from zengine.tools.clock import Clock, go_limits
-from zengine.tools.config import (
+from zengine.tools.referee import config as c
+from zengine.tools.referee.clock import Clock, go_limits
+from zengine.tools.referee.config import (
     ConfigError,
     DrawRule,
     EngineLimits,
@@ -37,7 +30,8 @@ from zengine.tools.config import (
     Tournament,
     parse_command_line,
 )
-from zengine.tools.records import (
+from zengine.tools.referee.game import adjudicate
+from zengine.tools.referee.records import (
     GameRecord,
     RecordError,
     RecordsError,
@@ -45,9 +39,8 @@ from zengine.tools.records import (
     reason_text,
     rewrite_games,
 )
-from zengine.tools.referee import adjudicate
-from zengine.tools.runner import ExitReason
-from zengine.tools.schedule import (
+from zengine.tools.referee.runner import ExitReason
+from zengine.tools.referee.schedule import (
     Opening,
     match_schedule,
     openings_for,
@@ -56,6 +49,7 @@ from zengine.tools.schedule import (
     read_openings,
     schedule,
 )
+from zengine.tools.referee.terminations import Ending, Termination
 
 DATA = Path(__file__).parent / "data"
 DOCS = Path(__file__).parent.parent / "docs"
@@ -603,10 +597,10 @@ def test_read_games_refuses_a_complete_line_that_is_no_record(tmp_path):
 
 def test_reason_sentences():
     names = ("X", "Y")
-    assert reason_text(Outcome(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
+    assert reason_text(Ending(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
     assert (
         reason_text(
-            Outcome(
+            Ending(
                 Result.P2_WIN, Termination.TIME_FORFEIT, "lost on time: 9 ms used, 5 ms allowed"
             ),
             names,
@@ -614,10 +608,10 @@ def test_reason_sentences():
         == "X lost on time: 9 ms used, 5 ms allowed"
     )
     assert (
-        reason_text(Outcome(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
+        reason_text(Ending(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
         == "Y resigns: score"
     )
-    draw = Outcome(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
+    draw = Ending(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
     assert reason_text(draw, names) == "draw: 8 plies played, the limit"
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.config import builtin_engine
-from zengine.tools.match import run_match
-from zengine.tools.runner import ExitReason
+from zengine.tools.referee.config import builtin_engine
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.runner import ExitReason
 
 
 @pytest.mark.parametrize("variant", variant_names())
@@ -82,7 +82,7 @@ def test_demonstration_match(tmp_path):
         [
             sys.executable,
             "-c",
-            "from zengine.protocol.cli import main; main()",
+            "from zengine.cli import main; main()",
             "match",
             "--out",
             str(tmp_path / "demo"),

@@ -79,8 +79,8 @@ def test_wheel_has_one_top_level_name(wheel: Path) -> None:
         "zengine/__main__.py",
         "zengine/py.typed",
         "zengine/engine/search.py",
-        "zengine/protocol/cli.py",
-        "zengine/tools/match.py",
+        "zengine/cli.py",
+        "zengine/tools/referee/match.py",
     ):
         assert module in names
     assert not any(name.startswith("zengine/tests/") for name in names)

@@ -15,7 +15,7 @@ from zengine.engine.perft import divide
 from zengine.engine.search import MAX_DEPTH, Searcher, SearchInfo
 from zengine.engine.values import GoLimits, Info, parse_info
 from zengine.engine.variants import make_rules, variant_names
-from zengine.protocol.session import CODES
+from zengine.protocol.session import CODES, COMMANDS
 
 ZOLA_START = "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"
 ZOLA_WON = "6/6/6/6/6/r5 b"  # Blue has no checker left: Red has won
@@ -266,23 +266,24 @@ def test_each_error_is_one_line_and_changes_nothing(
     assert script.send("isready") == ["readyok"]
 
 
-#: Every command that takes no argument, and a case-changed spelling of some.
+#: Every command that takes no argument (from the command registry), and a case-changed
+#: spelling of some.
 NO_ARGUMENTS = [
-    "uci",
-    "ugi",
-    "isready",
-    "ucinewgame",
-    "uginewgame",
-    "legalmoves",
-    "stop",
-    "d",
-    "show",
-    "display",
-    "help",
-    "quit",
+    *(name for command in COMMANDS if not command.takes_arguments for name in command.names),
     "QUIT",
     "IsReady",
 ]
+
+
+def test_the_registry_lists_each_command_once_with_a_method_and_in_help(script: Script) -> None:
+    """The dispatch, the checks and ``help`` all come from ``COMMANDS``: every spelling is
+    unique, every command but ``quit`` runs a method of the session, and help names each."""
+    names = [name for command in COMMANDS for name in command.names]
+    assert len(names) == len(set(names)) and "quit" in names and "go" in names
+    help_text = "\n".join(script.send("help"))
+    for command in COMMANDS:
+        assert command.method is None or callable(getattr(script.session, command.method))
+        assert all(name in help_text for name in command.names)
 
 
 @pytest.mark.parametrize("word", NO_ARGUMENTS)

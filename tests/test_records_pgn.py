@@ -19,9 +19,9 @@ import pytest
 from sample_records import sample_record
 
 from zengine.engine.values import Result, Score
-from zengine.tools.config import EngineLimits
-from zengine.tools.match import run_match
-from zengine.tools.records import (
+from zengine.tools.referee.config import EngineLimits
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.records import (
     PGN_WIDTH,
     limit_tags,
     move_comment,

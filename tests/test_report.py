@@ -28,11 +28,11 @@ import pytest
 from click.testing import CliRunner
 from test_svg import READERS
 
+from zengine.cli import main
 from zengine.engine.game import State
 from zengine.engine.variants import make_rules
-from zengine.protocol.cli import main
-from zengine.tools import report
-from zengine.tools.report import (
+from zengine.tools.pictures import report
+from zengine.tools.pictures.report import (
     EloTally,
     LineTable,
     ReportError,
@@ -262,7 +262,7 @@ def test_standings_equal_the_referees_summary(request, which):
 
 
 def test_elo_tally_counts_the_pairs_of_the_records():
-    from zengine.tools import stats
+    from zengine.tools.referee import stats
 
     rng = random.Random(5)
     for _ in range(100):

@@ -1,11 +1,11 @@
-"""tools/stats.py against values computed by hand (the arithmetic is written out below)."""
+"""tools/referee/stats.py against values computed by hand (the arithmetic is written out below)."""
 
 import math
 
 import pytest
 
 from zengine.engine.values import Result
-from zengine.tools import stats
+from zengine.tools.referee import stats
 
 
 def test_elo_of_scores():

@@ -1,7 +1,7 @@
 """The running match counters against the statistics computed from scratch over every record.
 
 The oracle below recomputes everything from the list of records, the way the referee did
-before it kept counters: it shares only the arithmetic of tools/stats.py (tested by hand in
+before it kept counters: it shares only the arithmetic of tools/referee/stats.py (tested by hand in
 test_stats.py) with the code under test, not the counting.
 """
 
@@ -13,12 +13,13 @@ from collections import Counter
 
 import pytest
 
-from zengine.engine.values import Result, Termination
-from zengine.tools import stats
-from zengine.tools.config import MatchConfig, SprtConfig, parse_command_line
-from zengine.tools.records import GameRecord
-from zengine.tools.summary import count_games, summary
-from zengine.tools.tally import MatchTally
+from zengine.engine.values import Result
+from zengine.tools.referee import stats
+from zengine.tools.referee.config import MatchConfig, SprtConfig, parse_command_line
+from zengine.tools.referee.records import GameRecord
+from zengine.tools.referee.summary import count_games, summary
+from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 NAMES = ("A", "B", "C")
 

@@ -11,16 +11,15 @@ from zengine.engine.values import (
     MAX_MS,
     GoLimits,
     Info,
-    Outcome,
     Result,
     Score,
-    Termination,
     TextError,
     format_go,
     parse_go,
     parse_info,
     parse_int,
 )
+from zengine.tools.referee.terminations import Ending, Termination
 
 EXAMPLE = GoLimits(
     depth=7,
@@ -181,8 +180,8 @@ def test_outcomes() -> None:
     assert Result.win_for(0).winner == 0 and Result.win_for(1).winner == 1
     assert Result.DRAW.winner is None
     assert all(Termination.from_tag(t.value) is t for t in Termination)
-    assert Outcome(Result.DRAW, Termination.RULES, "repetition").reason() == "repetition"
-    timed = Outcome(Result.P2_WIN, Termination.TIME_FORFEIT, "445 ms used, 327 ms allowed")
+    assert Ending(Result.DRAW, Termination.RULES, "repetition").reason() == "repetition"
+    timed = Ending(Result.P2_WIN, Termination.TIME_FORFEIT, "445 ms used, 327 ms allowed")
     assert timed.reason() == "time forfeit: 445 ms used, 327 ms allowed" and timed.winner == 1
     with pytest.raises(ValueError):
         Result.from_pgn("1-1")

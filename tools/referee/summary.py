@@ -1,6 +1,6 @@
 """The final table of a match: as JSON-able data (``summary.json``) and as text for people.
 
-Both are made from the running counters (:class:`tools.tally.MatchTally`), never by reading
+Both are made from the running counters (:class:`tools.referee.tally.MatchTally`), never by reading
 the records again.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zengine.tools import stats
-from zengine.tools.config import MatchConfig
-from zengine.tools.tally import EncounterTally, MatchTally
+from zengine.tools.referee import stats
+from zengine.tools.referee.config import MatchConfig
+from zengine.tools.referee.tally import EncounterTally, MatchTally
 
 
 def _wdl_dict(wdl: stats.WDL) -> dict[str, int]:

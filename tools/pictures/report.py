@@ -29,13 +29,13 @@ from typing import Any
 
 import click
 
+from zengine.cli import fail
 from zengine.engine.game import GameError, MoveError, Rules
 from zengine.engine.svg import escape, number
-from zengine.engine.values import printable
+from zengine.engine.text import printable
 from zengine.engine.variants import make_rules
-from zengine.protocol.cli import fail
-from zengine.tools import stats
-from zengine.tools.stats import EloEstimate
+from zengine.tools.referee import stats
+from zengine.tools.referee.stats import EloEstimate
 
 #: The files ``zengine match --out DIR`` writes that the report reads, and the one it writes.
 CONFIG_FILE = "config.json"

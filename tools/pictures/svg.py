@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import click
 
+from zengine.cli import fail
 from zengine.engine.game import GameError, MoveError, State
 from zengine.engine.variants import default_variant, make_rules
-from zengine.protocol.cli import fail
 
 #: Default picture width in pixels.
 DEFAULT_SIZE = 480

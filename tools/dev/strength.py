@@ -1,4 +1,4 @@
-"""``zengine strength`` / ``python -m zengine.tools.strength``: the engine against simple opponents.
+"""``zengine strength`` / ``python -m zengine.tools.dev.strength``: the engine against simple opponents.
 
 In-process, through the game interface and :class:`engine.search.Searcher` (no protocol, no
 subprocess), three pairings per game:
@@ -278,6 +278,6 @@ def strength_command(
 
 
 if __name__ == "__main__":
-    from zengine.protocol.cli import main
+    from zengine.cli import main
 
     main(["strength", *sys.argv[1:]])

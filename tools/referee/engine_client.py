@@ -24,7 +24,7 @@ slow, big or confused:
   last line is quoted when the engine disconnects.
 - **Stopping**: processes run in their own session (a Ctrl-C at the terminal reaches only the
   referee), die with the referee (parent-death signal) and carry a tag in their environment
-  (:mod:`tools.process_tree`). :meth:`EngineProcess.close` is ``quit``, then SIGTERM, then
+  (:mod:`tools.referee.process_tree`). :meth:`EngineProcess.close` is ``quit``, then SIGTERM, then
   SIGKILL of the process group and of every descendant found by parent or by tag, always
   followed by a wait (no zombies).
 """
@@ -43,9 +43,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, Any
 
-from zengine.engine.values import Termination, printable
-from zengine.tools.config import EngineConfig
-from zengine.tools.process_tree import (
+from zengine.engine.text import printable
+from zengine.tools.referee.config import EngineConfig
+from zengine.tools.referee.process_tree import (
     TAG_VARIABLE,
     ProcessLedger,
     die_with_parent,
@@ -53,6 +53,7 @@ from zengine.tools.process_tree import (
     reap_zombies,
     stop_processes,
 )
+from zengine.tools.referee.terminations import Termination
 
 #: Longest line kept of an engine's output, in characters; the rest of a longer line is dropped.
 MAX_LINE = 1 << 16
@@ -150,7 +151,7 @@ class EngineProcess:
 
     ``stderr`` receives its labelled stderr (none: only the last line is kept, for reasons);
     ``log`` every line sent and read (``--debug``); ``ledger`` tags and records the process
-    (:mod:`tools.process_tree`).
+    (:mod:`tools.referee.process_tree`).
     """
 
     def __init__(

@@ -1,14 +1,14 @@
 """``zengine match``: engine-vs-engine matches and tournaments (the referee).
 
-Arguments follow cutechess-cli (see :mod:`tools.config`). With no engine, the built-in engine
+Arguments follow cutechess-cli (see :mod:`tools.referee.config`). With no engine, the built-in engine
 plays itself: a short demonstration on the first variant. The configuration and the seed are
 stored in the output directory; the schedule is a pure function of them, so ``zengine match
 --resume DIR`` plays exactly the games still missing. See docs/referee.md.
 
-The referee's parts: :mod:`tools.config` (the command line as dataclasses), :mod:`tools.runner`
-(the coordinator), :mod:`tools.play` (one scheduled game, the worker's side),
-:mod:`tools.referee` (one game between two processes), :mod:`tools.records`,
-:mod:`tools.tally` and :mod:`tools.summary` (records and statistics), :mod:`tools.live`.
+The referee's parts: :mod:`tools.referee.config` (the command line as dataclasses), :mod:`tools.referee.runner`
+(the coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
+:mod:`tools.referee.game` (one game between two processes), :mod:`tools.referee.records`,
+:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics), :mod:`tools.referee.live`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zengine.engine.values import shown
+from zengine.cli import fail
+from zengine.engine.text import shown
 from zengine.engine.variants import variant_names
-from zengine.protocol.cli import fail
-from zengine.tools.config import (
+from zengine.tools.referee.config import (
     ConfigError,
     MatchConfig,
     OpeningsKind,
@@ -35,9 +35,9 @@ from zengine.tools.config import (
     parse_rating_interval,
     split_options,
 )
-from zengine.tools.live import LiveOutput, print_line
-from zengine.tools.process_tree import autogroups_on, run_in_own_session
-from zengine.tools.runner import (
+from zengine.tools.referee.live import LiveOutput, print_line
+from zengine.tools.referee.process_tree import autogroups_on, run_in_own_session
+from zengine.tools.referee.runner import (
     CONFIG_FILE,
     ExitReason,
     FolderLock,
@@ -49,10 +49,10 @@ from zengine.tools.runner import (
     read_config,
     write_config,
 )
-from zengine.tools.schedule import OpeningError, match_schedule, openings_digest
+from zengine.tools.referee.schedule import OpeningError, match_schedule, openings_digest
 
 if TYPE_CHECKING:
-    from zengine.tools.cluster import ClusterExecutor
+    from zengine.tools.referee.cluster import ClusterExecutor
 
 
 class SetupWriteError(Exception):
@@ -69,7 +69,7 @@ def run_match(
     that the engines' programs exist (on this machine; with ``--cluster`` they are found on
     the workers), the openings, the folder (locked for this run: a second referee in the same
     folder is refused). With ``--cluster`` the games are played on a Dask cluster
-    (:mod:`tools.cluster`, imported only then), connected before the output directory is made.
+    (:mod:`tools.referee.cluster`, imported only then), connected before the output directory is made.
     Raises ConfigError for any of it, SetupWriteError when the folder cannot be written."""
     options = split_options(args)
     resume = [words for name, words in options if name == "resume"]
@@ -153,7 +153,7 @@ def _connect(clusters: list[str]) -> ClusterExecutor | None:
     """The cluster of ``--cluster`` (the last one given), or None to play on this machine."""
     if not clusters:
         return None
-    from zengine.tools.cluster import connect, parse_cluster
+    from zengine.tools.referee.cluster import connect, parse_cluster
 
     return connect(parse_cluster(clusters[-1]))
 

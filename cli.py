@@ -15,7 +15,7 @@ at the command line, whatever the subcommand declares:
 * Ctrl-C ends the command with one line ``zengine ...: interrupted`` and exit code 130;
 * a failure of the machine (a full disk) is one line and exit code 1.
 
-:class:`Tool` gives the same to a command run on its own (``python -m zengine.tools.openings``).
+:class:`Tool` gives the same to a command run on its own (``python -m zengine.tools.dev.openings``).
 """
 
 from __future__ import annotations
@@ -32,16 +32,17 @@ from typing import Any, NoReturn
 
 import click
 
-from zengine.engine.values import TextError, parse_int, shown
+from zengine.engine.text import shown
+from zengine.engine.values import TextError, parse_int
 
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
 SUBCOMMANDS: dict[str, str] = {
-    "bench": "zengine.engine.bench:bench_command",
-    "match": "zengine.tools.match:match_command",
-    "perft": "zengine.engine.perft:perft_command",
-    "report": "zengine.tools.report:report_command",
-    "strength": "zengine.tools.strength:strength_command",
-    "svg": "zengine.tools.svg:svg_command",
+    "bench": "zengine.tools.engine_commands:bench_command",
+    "match": "zengine.tools.referee.match:match_command",
+    "perft": "zengine.tools.engine_commands:perft_command",
+    "report": "zengine.tools.pictures.report:report_command",
+    "strength": "zengine.tools.dev.strength:strength_command",
+    "svg": "zengine.tools.pictures.svg:svg_command",
 }
 
 #: Exit code of a bad command line (click's, and the usual one for usage errors).
@@ -244,7 +245,7 @@ class CommandLine(_Reported, click.Group):
 
 
 class Tool(_Reported):
-    """A command run on its own (``python -m zengine.tools.openings``), given what
+    """A command run on its own (``python -m zengine.tools.dev.openings``), given what
     :class:`CommandLine` gives the ``zengine`` subcommands: one line per error (exit 2), the
     protocol's reading of numbers, Ctrl-C as one line and exit code 130, a failure of the
     machine as one line and exit code 1. Used as ``@click.command(cls=Tool)``."""

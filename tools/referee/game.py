@@ -3,9 +3,9 @@
 The referee keeps the authoritative position through the game interface only
 (:mod:`engine.game`): every ``bestmove`` is checked with ``State.parse_move``; the game ends by
 the rules (``State.outcome``), by a ply limit, by adjudication on reported scores, or by a
-failure of an engine, which then loses. How it ended is a :class:`values.Outcome`: its
+failure of an engine, which then loses. How it ended is a :class:`~zengine.tools.referee.terminations.Ending`: its
 ``Termination`` and a detail naming the specifics (``3000 ms used, 2200 ms allowed``); the
-sentence people read is made where the record is written (:mod:`tools.records`).
+sentence people read is made where the record is written (:mod:`tools.referee.records`).
 """
 
 from __future__ import annotations
@@ -15,19 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, Rules
-from zengine.engine.values import (
-    Outcome,
-    Result,
-    Score,
-    Termination,
-    format_go,
-    parse_info,
-    printable,
-)
-from zengine.tools.clock import Clock, go_limits
-from zengine.tools.config import Adjudication
-from zengine.tools.engine_process import EngineError, EngineProcess
-from zengine.tools.schedule import Opening
+from zengine.engine.text import quoted
+from zengine.engine.values import Result, Score, format_go, parse_info
+from zengine.tools.referee.clock import Clock, go_limits
+from zengine.tools.referee.config import Adjudication
+from zengine.tools.referee.engine_client import EngineError, EngineProcess
+from zengine.tools.referee.schedule import Opening
+from zengine.tools.referee.terminations import Ending, Termination
 
 #: Mate scores count as centipawns this large (less the distance) for adjudication.
 MATE_CP = 100_000
@@ -37,7 +31,7 @@ MATE_CP = 100_000
 class PlayedGame:
     """What happened in one game: how it ended and every move with its time and report."""
 
-    outcome: Outcome
+    outcome: Ending
     start_fen: str
     final_fen: str
     moves: tuple[str, ...] = ()
@@ -83,7 +77,7 @@ def play_game(
 
     The processes must have completed their handshake; each one's configuration gives its
     limits and timeouts. Never raises for engine failures: they end the game. An engine that
-    rejects the variant or a rule option raises :class:`tools.engine_process.SettingRejected`
+    rejects the variant or a rule option raises :class:`tools.referee.engine_client.SettingRejected`
     (a configuration error: the game cannot be played as configured).
 
     Only a ``bestmove`` that answers the ``go`` just sent counts: what an engine wrote before
@@ -102,7 +96,7 @@ def play_game(
     overhead_s: list[float] = []
     failed: list[int] = []
 
-    def finish(outcome: Outcome) -> PlayedGame:
+    def finish(outcome: Ending) -> PlayedGame:
         warnings = []
         for engine in engines:
             if not engine.eof:
@@ -127,7 +121,7 @@ def play_game(
             engines[side].new_game(rules.name, extra)
         except EngineError as exc:
             failed.append(side)
-            return finish(Outcome(_loss(side), exc.termination, exc.detail))
+            return finish(Ending(_loss(side), exc.termination, exc.detail))
 
     clocks = (Clock(engines[0].config.limits), Clock(engines[1].config.limits))
     cps: tuple[list[int | None], list[int | None]] = ([], [])
@@ -135,11 +129,11 @@ def play_game(
     while True:
         over = state.outcome()
         if over is not None:
-            return finish(over)
+            return finish(Ending.by_rules(over))
         played = len(moves)
         if adjudication.max_plies and played >= adjudication.max_plies:
             return finish(
-                Outcome(
+                Ending(
                     Result.DRAW, Termination.MAX_PLIES, f"draw: {played} plies played, the limit"
                 )
             )
@@ -157,10 +151,10 @@ def play_game(
             if error is not None:
                 failed.append(side)
                 return finish(
-                    Outcome(
+                    Ending(
                         _loss(side),
                         Termination.PROTOCOL,
-                        f"answered '{_quote(error)}' to '{_quote(position)}'",
+                        f"answered '{quoted(error)}' to '{quoted(position)}'",
                     )
                 )
             sent = engine.send(go, wait_s)
@@ -170,19 +164,19 @@ def play_game(
         except EngineError as exc:
             failed.append(side)
             if exc.termination is not Termination.STALL or exc.writing:
-                return finish(Outcome(_loss(side), exc.termination, exc.describe()))
+                return finish(Ending(_loss(side), exc.termination, exc.describe()))
             elapsed_ms = int((time.monotonic() - sent) * 1000)
             if allowed is not None:
                 clocks[side].spend(elapsed_ms)
                 return finish(
-                    Outcome(
+                    Ending(
                         _loss(side),
                         Termination.TIME_FORFEIT,
                         f"lost on time: no bestmove after {elapsed_ms} ms, {allowed} ms allowed",
                     )
                 )
             return finish(
-                Outcome(
+                Ending(
                     _loss(side),
                     Termination.STALL,
                     f"stalled: no bestmove within {timeouts.move:g} s",
@@ -191,10 +185,10 @@ def play_game(
         if tokens[0] == "error":
             failed.append(side)  # resynced after the game: it may have half a search going
             return finish(
-                Outcome(
+                Ending(
                     _loss(side),
                     Termination.PROTOCOL,
-                    f"answered '{_quote(line)}' instead of a move (to '{_quote(go)}')",
+                    f"answered '{quoted(line)}' instead of a move (to '{quoted(go)}')",
                 )
             )
         last_read = stamp
@@ -202,7 +196,7 @@ def play_game(
         move_text = tokens[1] if len(tokens) > 1 else ""
         if move_text in ("(none)", "0000", "none"):
             return finish(
-                Outcome(
+                Ending(
                     _loss(side),
                     Termination.PROTOCOL,
                     f"played no move ('bestmove {move_text}') while legal moves exist",
@@ -212,23 +206,23 @@ def play_game(
             move = state.parse_move(move_text)
         except InvalidMoveError:
             return finish(
-                Outcome(
+                Ending(
                     _loss(side),
                     Termination.PROTOCOL,
-                    f"played an unparsable move: '{_quote(line)}'",
+                    f"played an unparsable move: '{quoted(line)}'",
                 )
             )
         except IllegalMoveError:
             return finish(
-                Outcome(
+                Ending(
                     _loss(side),
                     Termination.ILLEGAL_MOVE,
-                    f"played an illegal move: '{_quote(move_text)}'",
+                    f"played an illegal move: '{quoted(move_text)}'",
                 )
             )
         if not clocks[side].spend(elapsed_ms):
             return finish(
-                Outcome(
+                Ending(
                     _loss(side),
                     Termination.TIME_FORFEIT,
                     f"lost on time: {elapsed_ms} ms used, {allowed} ms allowed",
@@ -304,14 +298,6 @@ def _last_report(
     )
 
 
-def _quote(text: str, limit: int = 120) -> str:
-    """A line quoted in a reason: stripped, control characters as ``?`` (the reason is
-    printed, and an engine's escape sequence must not act on the user's terminal), and cut
-    with its length if long."""
-    text = printable(text.strip())
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
-
-
 def _streak(values: list[int | None], count: int, test: Callable[[int], bool]) -> bool:
     """Whether the last ``count`` values are all reported and pass ``test``."""
     if count <= 0 or len(values) < count:
@@ -324,7 +310,7 @@ def adjudicate(
     cps: tuple[list[int | None], list[int | None]],
     side: int,
     plies: int,
-) -> Outcome | None:
+) -> Ending | None:
     """Resign or draw adjudication after ``side`` moved (``plies`` made in the game so far);
     ``cps`` are each side's reported scores in centipawns, from its own view."""
     resign = adj.resign
@@ -335,7 +321,7 @@ def adjudicate(
             cps[1 - side], resign.movecount, lambda v: v >= threshold
         )
         if loser_low and other_high:
-            return Outcome(
+            return Ending(
                 _loss(side),
                 Termination.ADJUDICATION,
                 f"resigns: score <= -{threshold} cp for {resign.movecount} moves",
@@ -347,7 +333,7 @@ def adjudicate(
             return abs(v) <= draw.score
 
         if _streak(cps[0], draw.movecount, within) and _streak(cps[1], draw.movecount, within):
-            return Outcome(
+            return Ending(
                 Result.DRAW,
                 Termination.ADJUDICATION,
                 f"draw: both scores within {draw.score} cp for {draw.movecount} moves",

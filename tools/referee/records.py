@@ -7,7 +7,7 @@ a resume cuts off by rewriting the files). The PGN file is derived: it can alway
 from the JSON lines (:func:`pgn_text`), which is what a resume does, so the two never disagree.
 
 This is where the sentence of how a game ended is made (:func:`reason_text`); everywhere
-else an ending is a :class:`values.Outcome`.
+else an ending is a :class:`~zengine.tools.referee.terminations.Ending`.
 """
 
 from __future__ import annotations
@@ -16,25 +16,26 @@ import functools
 import json
 import os
 import stat
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from zengine.engine.game import GameError, Rules
-from zengine.engine.values import Outcome, Result, Score, Termination, TextError
+from zengine.engine.text import REPLACEMENT, writable
+from zengine.engine.values import Result, Score, TextError
 from zengine.engine.variants import resolve, rules_class
-from zengine.tools.config import MatchConfig
-from zengine.tools.referee import PlayedGame
-from zengine.tools.schedule import ScheduledGame
+from zengine.tools.referee.config import MatchConfig
+from zengine.tools.referee.game import PlayedGame
+from zengine.tools.referee.schedule import ScheduledGame
+from zengine.tools.referee.terminations import Ending, Termination
 
 
 class RecordError(ValueError):
     """A JSON record that is not a complete game record (skipped: the game is played again)."""
 
 
-def reason_text(outcome: Outcome, names: tuple[str, str]) -> str:
+def reason_text(outcome: Ending, names: tuple[str, str]) -> str:
     """How a game ended, in words: the rule's own word for an ending by the rules; otherwise
     the referee's detail, said of the side that lost (``X lost on time: ...``) if one did."""
     if outcome.termination is Termination.RULES:
@@ -383,23 +384,12 @@ def rewrite_games(jsonl_path: str, pgn_path: str, games: Iterable[GameRecord]) -
 
 #: The widest movetext line: PGN export format keeps lines under 80 columns.
 PGN_WIDTH = 79
-#: Characters no PGN string or comment may hold (they would break the line or the token):
-#: control characters, line and paragraph separators, lone surrogates (unwritable as UTF-8).
-_UNWRITABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})
-_REPLACEMENT = "\ufffd"
-
-
-def _writable(text: str) -> str:
-    """``text`` with every character a PGN line cannot carry replaced by U+FFFD."""
-    if text.isprintable() and text.isascii():  # the usual case, at once
-        return text
-    return "".join(_REPLACEMENT if unicodedata.category(c) in _UNWRITABLE else c for c in text)
 
 
 def tag_value(text: str) -> str:
     """A PGN tag's string: backslash and double quote escaped by a backslash (the standard's
     only escapes), unwritable characters replaced, so the tag is one well-formed line."""
-    return _writable(text).replace("\\", "\\\\").replace('"', '\\"')
+    return writable(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _tag(name: str, value: Any) -> str:
@@ -409,7 +399,7 @@ def _tag(name: str, value: Any) -> str:
 def _comment_text(text: str) -> str:
     """Text for a ``{...}`` comment, which ends at the first ``}``: braces are replaced too
     (some readers, cutechess's among them, count nested ``{`` as well)."""
-    return _writable(text).replace("}", _REPLACEMENT).replace("{", _REPLACEMENT)
+    return writable(text).replace("}", REPLACEMENT).replace("{", REPLACEMENT)
 
 
 def _seconds(ms: int) -> str:

@@ -17,7 +17,7 @@ What a SIGKILL of the referee can still leave running is a process an engine sta
 parent-death signal covers only the engine itself): :class:`ProcessLedger` records the match's
 token and every engine's pid and start time in the folder, and the next run in that folder
 (``--resume``) stops what it can prove is left from it. Elsewhere than on Linux these helpers
-find nothing and do nothing; the process-group kill of :mod:`tools.engine_process` remains.
+find nothing and do nothing; the process-group kill of :mod:`tools.referee.engine_client` remains.
 """
 
 from __future__ import annotations

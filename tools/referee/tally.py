@@ -2,7 +2,7 @@
 
 A match adds each record once (:meth:`MatchTally.add`, O(1) in the number of records so far);
 W/D/L per engine and colour, per encounter the pentanomial counts of complete pairs, Elo, LOS
-and the SPRT's LLR are read from the counters. The functions of :mod:`tools.stats` do the
+and the SPRT's LLR are read from the counters. The functions of :mod:`tools.referee.stats` do the
 arithmetic; this module only counts.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from zengine.engine.values import Termination
-from zengine.tools import stats
-from zengine.tools.config import SprtConfig
-from zengine.tools.records import GameRecord
+from zengine.tools.referee import stats
+from zengine.tools.referee.config import SprtConfig
+from zengine.tools.referee.records import GameRecord
+from zengine.tools.referee.terminations import Termination
 
 
 class EncounterTally:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from zengine.engine.game import GameError, Rules, State, play_texts, sorted_moves
-from zengine.tools.config import MatchConfig, OpeningsConfig, OpeningsKind, Tournament
+from zengine.tools.referee.config import MatchConfig, OpeningsConfig, OpeningsKind, Tournament
 
 
 class OpeningError(ValueError):

@@ -1,8 +1,8 @@
-"""``python -m zengine.tools.tune``: fit evaluation weights to self-play results (Texel's method).
+"""``python -m zengine.tools.dev.tune``: fit evaluation weights to self-play results (Texel's method).
 
-A development tool, not part of the engine. Both evaluations are linear in their weights (the
-module constants of ``engine/zola_eval.py`` and ``engine/zhadu_eval.py``), except Zhadu's "wins
-next move" return, whose positions are left out: so a position's feature vector is read off
+A development tool, not part of the engine. A game offers its evaluation's weights through its
+rules (``Rules.tuning``: module constants of its evaluation); the evaluations are linear in
+them, except a "wins at once" return (Zhadu's), whose positions are left out: so a position's feature vector is read off
 the evaluation itself, by evaluating it with each weight set to 1 and the others to 0 (no second
 copy of the evaluation to drift from the real one). Positions come from in-process self-play
 games at a fixed depth from seeded random openings; each is labelled with the game's result for
@@ -25,113 +25,87 @@ import os
 import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from types import ModuleType
 
 import click
 
-from zengine.engine import zhadu_eval, zola_eval
-from zengine.engine.game import GameError, Rules, State
+from zengine.engine.game import EvaluationTuning, GameError, Rules, State
 from zengine.engine.parallel import parallel_map
 from zengine.engine.search import Searcher
-from zengine.engine.values import GoLimits, Termination
+from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
-from zengine.tools.records import GameRecord, RecordsError, read_games
-from zengine.tools.schedule import OpeningError, parse_opening_line, random_opening
+from zengine.tools.referee.records import GameRecord, RecordsError, read_games
+from zengine.tools.referee.schedule import OpeningError, parse_opening_line, random_opening
+from zengine.tools.referee.terminations import Termination
 
 #: A self-play game longer than this is dropped (no result to learn from).
 MAX_PLIES = 400
 
-#: Zhadu's "wins next move" score, set apart while features are read (see the docstring).
-WIN = "WIN_NEXT"
 
-#: The tuned weights per game: scalar constants, or (name, index) for an entry of a tuple.
-Weight = tuple[str, int | None]
-ZOLA_WEIGHTS: tuple[Weight, ...] = (
-    ("CHECKER", None),
-    ("BAND_BONUS", 1),
-    ("BAND_BONUS", 2),
-    ("BAND_BONUS", 3),
-    ("TEMPO_CAPTURE", None),
-    ("ATTACK", None),
-    ("STEP", None),
-    ("HANGING", None),
-    ("FREE_CAPTURE", None),
-)
-ZHADU_WEIGHTS: tuple[Weight, ...] = (
-    ("THREAT", None),
-    ("DOUBLE_THREAT", None),
-    ("STONE", None),
-    ("TARGET", None),
-    ("MOBILITY", None),
-    ("CONTACT", None),
-)
+def tuning_of(variant: str) -> EvaluationTuning:
+    """What the tuner may change in ``variant``'s evaluation (the game says, through its
+    rules); a usage error for a game whose evaluation offers no weights."""
+    rules = _rules(variant)
+    tuning = rules.tuning()
+    if tuning is None:
+        raise click.BadParameter(
+            f"the game '{rules.game}' offers no evaluation weights to tune",
+            param_hint="'--variant'",
+        )
+    return tuning
 
 
-def game_of(variant: str) -> tuple[ModuleType, tuple[Weight, ...]]:
-    """The evaluation module and weights of a variant's game."""
-    if make_rules(variant).evaluation() is zhadu_eval.evaluate:
-        return zhadu_eval, ZHADU_WEIGHTS
-    return zola_eval, ZOLA_WEIGHTS
-
-
-def get_weights(module: ModuleType, weights: Sequence[Weight]) -> list[int]:
-    """The current values of ``weights``."""
+def get_weights(tuning: EvaluationTuning) -> list[int]:
+    """The current values of the tuned weights."""
     out = []
-    for name, index in weights:
-        value = getattr(module, name)
+    for name, index in tuning.weights:
+        value = getattr(tuning.module, name)
         out.append(value if index is None else value[index])
     return out
 
 
 @contextmanager
-def weights_set(
-    module: ModuleType, weights: Sequence[Weight], values: Sequence[int]
-) -> Iterator[None]:
-    """Evaluate with ``values`` for ``weights`` inside the block (Zola's tables rebuilt)."""
-    saved = {name: getattr(module, name) for name, _ in weights}
-    saved_win = getattr(module, WIN, None)
+def weights_set(tuning: EvaluationTuning, values: Sequence[int]) -> Iterator[None]:
+    """Evaluate with ``values`` for the tuned weights inside the block."""
+    module = tuning.module
+    saved = {name: getattr(module, name) for name, _ in tuning.weights}
+    win = tuning.win_constant
+    saved_win = None if win is None else getattr(module, win)
     try:
-        for (name, index), value in zip(weights, values, strict=True):
+        for (name, index), value in zip(tuning.weights, values, strict=True):
             if index is None:
                 setattr(module, name, value)
             else:
                 items = list(getattr(module, name))
                 items[index] = value
                 setattr(module, name, tuple(items))
-        _refresh(module)
+        tuning.refresh()
         yield
     finally:
         for name, value in saved.items():
             setattr(module, name, value)
-        if saved_win is not None:
-            setattr(module, WIN, saved_win)
-        _refresh(module)
+        if win is not None:
+            setattr(module, win, saved_win)
+        tuning.refresh()
 
 
-def _refresh(module: ModuleType) -> None:
-    if module is zola_eval:
-        zola_eval.rebuild_tables()
-
-
-def features(
-    states: Sequence[State], module: ModuleType, weights: Sequence[Weight]
-) -> list[list[int] | None]:
-    """Each state's feature vector (None for a Zhadu "wins next move" position)."""
+def features(states: Sequence[State], tuning: EvaluationTuning) -> list[list[int] | None]:
+    """Each state's feature vector (None for a position the "wins at once" score decides)."""
+    module, count, win = tuning.module, len(tuning.weights), tuning.win_constant
     evaluate = module.evaluate
     columns = []
-    for i in range(len(weights)):
-        unit = [0] * len(weights)
+    for i in range(count):
+        unit = [0] * count
         unit[i] = 1
-        with weights_set(module, weights, unit):
-            if module is zhadu_eval:
-                setattr(module, WIN, 0)
+        with weights_set(tuning, unit):
+            if win is not None:
+                setattr(module, win, 0)
             columns.append([evaluate(s) for s in states])
     out: list[list[int] | None] = []
     for k, state in enumerate(states):
         row = [col[k] for col in columns]
-        if module is zhadu_eval:
-            with weights_set(module, weights, [0] * len(weights)):
-                setattr(module, WIN, 1 << 30)
+        if win is not None:
+            with weights_set(tuning, [0] * count):
+                setattr(module, win, 1 << 30)
                 if evaluate(state) >= 1 << 29:
                     out.append(None)
                     continue
@@ -145,7 +119,7 @@ def self_play(args: tuple[str, int, int, str | None]) -> list[tuple[list[int], f
     (1, 1/2, 0) for that position's side to move."""
     variant, depth, seed, line = args
     rules = make_rules(variant)
-    module, weights = game_of(variant)
+    tuning = tuning_of(variant)
     if line is None:
         opening = random_opening(rules, rules.setup_plies + 4, random.Random(seed))
     else:
@@ -162,16 +136,16 @@ def self_play(args: tuple[str, int, int, str | None]) -> list[tuple[list[int], f
     outcome = state.outcome()
     if outcome is None:
         return []
-    return labelled(positions, outcome.winner, module, weights)
+    return labelled(positions, outcome.winner, tuning)
 
 
 def labelled(
-    states: Sequence[State], winner: int | None, module: ModuleType, weights: Sequence[Weight]
+    states: Sequence[State], winner: int | None, tuning: EvaluationTuning
 ) -> list[tuple[list[int], float]]:
     """(features, result) of each state, the result (1, 1/2, 0) of the game that ``winner``
     (0 = p1, 1 = p2, None: drawn) won, for the state's side to move."""
     rows = []
-    for state, row in zip(states, features(states, module, weights), strict=True):
+    for state, row in zip(states, features(states, tuning), strict=True):
         if row is None:
             continue
         side = state.side_to_move
@@ -270,6 +244,7 @@ def play_command(
     With ``--openings``, game i starts from line i of the file (cycling), else from random moves.
     """
     rules = _rules(variant)
+    tuning_of(variant)  # a game without weights is refused before any file is written
     lines: list[str | None] = [None]
     if openings is not None:
         try:
@@ -306,7 +281,7 @@ def records_command(variant: str, out: str, paths: tuple[str, ...]) -> None:
     adjudication: their result says little about the positions).
     """
     rules = _rules(variant)
-    module, weights = game_of(variant)
+    tuning = tuning_of(variant)
     games = used = positions = 0
     try:
         with open(out, "w", encoding="utf-8") as f:
@@ -326,7 +301,7 @@ def records_command(variant: str, out: str, paths: tuple[str, ...]) -> None:
                         states = record_states(record, rules)
                     except GameError as exc:
                         raise click.ClickException(f"{jsonl}: game {record.id}: {exc}") from None
-                    rows = labelled(states, record.result.winner, module, weights)
+                    rows = labelled(states, record.result.winner, tuning)
                     for row, label in rows:
                         f.write(json.dumps([row, label]) + "\n")
                     used += 1
@@ -373,24 +348,23 @@ def _positions(path: str) -> list[tuple[list[int], float]]:
 @click.argument("paths", nargs=-1, required=True)
 def fit_command(variant: str, paths: tuple[str, ...]) -> None:
     """Fit K, then the weights, to the positions of PATHS."""
-    _rules(variant)
-    module, weights = game_of(variant)
+    tuning = tuning_of(variant)
     data: list[tuple[list[int], float]] = []
     for path in paths:
         data.extend(_positions(path))
     if not data:
         raise click.ClickException("no positions to fit")
-    if any(len(row) != len(weights) for row, _ in data):
+    if any(len(row) != len(tuning.weights) for row, _ in data):
         raise click.ClickException(f"the positions are not of a {variant} evaluation")
-    values = get_weights(module, weights)
+    values = get_weights(tuning)
     k = fit_k(data, values)
     click.echo(
         f"{len(data)} positions; K {k:.3f}; error {error(data, values, k):.6f} with {values}"
     )
     new = fit(data, values, k, click.echo)
-    names = [name if index is None else f"{name}[{index}]" for name, index in weights]
+    names = [name if index is None else f"{name}[{index}]" for name, index in tuning.weights]
     click.echo("fitted: " + ", ".join(f"{n}={v}" for n, v in zip(names, new, strict=True)))
 
 
 if __name__ == "__main__":
-    tune_command.main(prog_name="python -m zengine.tools.tune")
+    tune_command.main(prog_name="python -m zengine.tools.dev.tune")

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 from tqdm import tqdm
 from tqdm.utils import disp_len
 
-from zengine.tools import stats
-from zengine.tools.records import GameRecord
-from zengine.tools.summary import elo_line, elo_number
-from zengine.tools.tally import MatchTally
+from zengine.tools.referee import stats
+from zengine.tools.referee.records import GameRecord
+from zengine.tools.referee.summary import elo_line, elo_number
+from zengine.tools.referee.tally import MatchTally
 
 
 def print_line(line: str) -> None:

@@ -1,9 +1,9 @@
-"""``python -m zengine.tools.openings``: build an openings file of balanced positions.
+"""``python -m zengine.tools.dev.openings``: build an openings file of balanced positions.
 
 Matches between two versions of the engine are only informative when the games start from
 positions neither side has already won: a random Zhadu setup is often decided before the first
 move, and a few random Zola plies can leave a checker hanging. This tool draws seeded random
-lines (:func:`zengine.tools.schedule.random_opening`: past the setup plies of a game that has
+lines (:func:`zengine.tools.referee.schedule.random_opening`: past the setup plies of a game that has
 them, plus a few moves), searches each to a modest fixed depth with the engine's own evaluation,
 and keeps a line only when the score is within ``window`` centipawns of 0 (no mate found) and
 its position was not kept before. The output is one line of moves from the start per opening,
@@ -16,46 +16,24 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 
 import click
 
-from zengine.engine.game import GameError
+from zengine.cli import Tool
+from zengine.engine.game import GameError, OpeningSettings
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
-from zengine.protocol.cli import Tool
-from zengine.tools.schedule import Opening, random_opening
+from zengine.tools.referee.schedule import Opening, random_opening
 
 #: Most openings one run may ask for.
 MAX_COUNT = 100_000
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How one variant's openings are drawn and judged."""
-
-    #: Random moves after the setup plies (if the game has any).
-    moves: int
-    #: Depth of the judging search.
-    depth: int
-    #: Largest absolute score (centipawns, side to move's view) of a kept opening.
-    window: int
-
-
-#: Per variant. The larger Zola boards have 64-100 moves a ply: a depth-2 search of one takes
-#: ~0.3 s, so they are judged at depth 1 (0.03-0.06 s). Zhadu's scores swing with threats, so
-#: its window is wider.
-DEFAULTS: dict[str, Settings] = {
-    "zola": Settings(moves=4, depth=3, window=40),
-    "zola-8": Settings(moves=4, depth=1, window=50),
-    "zola-10": Settings(moves=4, depth=1, window=50),
-    "zhadu": Settings(moves=2, depth=4, window=60),
-    "zhadu-star": Settings(moves=2, depth=4, window=60),
-}
-
-
-def balanced_openings(variant: str, seed: int, settings: Settings) -> Iterator[tuple[Opening, int]]:
+def balanced_openings(
+    variant: str, seed: int, settings: OpeningSettings
+) -> Iterator[tuple[Opening, int]]:
     """Balanced openings of ``variant`` and their scores, without end, in a seeded order."""
     rules = make_rules(variant)
     rng = random.Random(seed)
@@ -79,7 +57,7 @@ def build(
     variant: str,
     count: int,
     seed: int,
-    settings: Settings,
+    settings: OpeningSettings,
     progress: Callable[[int], None] | None = None,
 ) -> list[str]:
     """``count`` lines of an openings file (moves from the start, one opening a line)."""
@@ -110,15 +88,19 @@ def openings_command(
 ) -> None:
     """Print COUNT balanced openings of VARIANT, one line of moves from the start each."""
     try:
-        make_rules(variant)
+        rules = make_rules(variant)
     except GameError as exc:
         raise click.BadParameter(str(exc), param_hint="--variant") from None
-    base = DEFAULTS.get(variant, Settings(moves=4, depth=3, window=40))
-    settings = Settings(
-        moves=base.moves if moves is None else moves,
-        depth=base.depth if depth is None else depth,
-        window=base.window if window is None else window,
-    )
+    given = {"moves": moves, "depth": depth, "window": window}
+    chosen = {key: value for key, value in given.items() if value is not None}
+    base = rules.opening_settings()
+    if base is None and len(chosen) < len(given):
+        raise click.BadParameter(
+            f"the game '{rules.game}' has no opening settings for '{variant}':"
+            " give --moves, --depth and --window",
+            param_hint="--variant",
+        )
+    settings = OpeningSettings(**chosen) if base is None else replace(base, **chosen)
     click.echo(
         f"# {variant}: {count} openings, seed {seed}, {settings.moves} random moves"
         f" after the setup, kept when a depth-{settings.depth} search scores them within"
@@ -130,8 +112,8 @@ def openings_command(
 
 
 def main() -> None:
-    """Entry point of ``python -m zengine.tools.openings``."""
-    openings_command.main(prog_name="python -m zengine.tools.openings")
+    """Entry point of ``python -m zengine.tools.dev.openings``."""
+    openings_command.main(prog_name="python -m zengine.tools.dev.openings")
 
 
 if __name__ == "__main__":

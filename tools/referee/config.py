@@ -33,15 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from zengine.engine.game import GameError, Rules
-from zengine.engine.values import (
-    MAX_DEPTH,
-    MAX_MS,
-    MAX_NODES,
-    GoLimits,
-    TextError,
-    parse_int,
-    shown,
-)
+from zengine.engine.text import shown
+from zengine.engine.values import MAX_DEPTH, MAX_MS, MAX_NODES, GoLimits, TextError, parse_int
 from zengine.engine.variants import make_rules, variant_names
 
 
@@ -1032,7 +1025,7 @@ OPTIONS: dict[str, int | None] = {
     "event": 1,
     "debug": 0,
     "ratinginterval": 1,
-    # Where the games are played, not what the match is: tools/match.py reads it.
+    # Where the games are played, not what the match is: tools/referee/match.py reads it.
     "cluster": 1,
 }
 

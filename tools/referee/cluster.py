@@ -2,11 +2,11 @@
 
 A game is one Dask task. :func:`play_task` runs on a worker: it starts the engines there (their
 commands are resolved on the worker; the built-in engine is the worker's own ``zengine``),
-plays the game with the referee's own code (:func:`tools.play.play_scheduled_game`: its own
+plays the game with the referee's own code (:func:`tools.referee.play.play_scheduled_game`: its own
 clock and adjudication) and returns the game's record, stamped with the worker's address. A
 worker keeps its engines from one game of a run to the next, as a local worker thread does.
 
-The coordinator is :class:`ClusterExecutor`, the :class:`tools.runner.GameExecutor` of a
+The coordinator is :class:`ClusterExecutor`, the :class:`tools.referee.runner.GameExecutor` of a
 cluster: it keeps two tasks in flight per worker thread (the game played and the next), in the
 order of the schedule, and hands each finished game to the match, which writes it, counts it
 and decides whether to stop, exactly as for a local match. When the match stops (SPRT, engine
@@ -40,11 +40,16 @@ from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any
 
 from zengine.engine.values import TextError, parse_int
-from zengine.tools.config import MAX_CONCURRENCY, ConfigError, MatchConfig, builtin_engine
-from zengine.tools.engine_process import EngineError, EngineProcess, StderrLog
-from zengine.tools.play import EngineKeeper, EngineNotStarted, GameReport, play_scheduled_game
-from zengine.tools.runner import STDERR_FILE, TRAFFIC_FILE, ExitReason, Match, PendingGames
-from zengine.tools.schedule import ScheduledGame
+from zengine.tools.referee.config import MAX_CONCURRENCY, ConfigError, MatchConfig, builtin_engine
+from zengine.tools.referee.engine_client import EngineError, EngineProcess, StderrLog
+from zengine.tools.referee.play import (
+    EngineKeeper,
+    EngineNotStarted,
+    GameReport,
+    play_scheduled_game,
+)
+from zengine.tools.referee.runner import STDERR_FILE, TRAFFIC_FILE, ExitReason, Match, PendingGames
+from zengine.tools.referee.schedule import ScheduledGame
 
 if TYPE_CHECKING:
     from distributed import Client, Future, LocalCluster

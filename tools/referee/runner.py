@@ -2,10 +2,10 @@
 
 Where the games are played is a :class:`GameExecutor`: worker threads of this process
 (:class:`LocalThreads`, the default) that take scheduled games from a queue and play them with
-:func:`tools.play.play_scheduled_game`, each keeping its own engine processes between games,
-or the workers of a Dask cluster (:class:`tools.cluster.ClusterExecutor`, ``--cluster``).
+:func:`tools.referee.play.play_scheduled_game`, each keeping its own engine processes between games,
+or the workers of a Dask cluster (:class:`tools.referee.cluster.ClusterExecutor`, ``--cluster``).
 Each finished game comes back here once, through :meth:`Match.finish`: it is appended to the
-records, counted in the running statistics (:class:`tools.tally.MatchTally`, O(1) per game)
+records, counted in the running statistics (:class:`tools.referee.tally.MatchTally`, O(1) per game)
 and printed; the match stops when the schedule is played, the SPRT decides, an engine fails
 without ``--recover``, the referee fails, the cluster fails, or the user interrupts it. Why it
 stopped is an :class:`ExitReason`, which carries the exit code.
@@ -33,13 +33,23 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Protocol
 
-from zengine.engine.values import Termination, shown
-from zengine.tools.config import ConfigError, MatchConfig
-from zengine.tools.engine_process import EngineError, EngineProcess, SettingRejected, StderrLog
-from zengine.tools.live import LiveOutput
-from zengine.tools.play import EngineKeeper, EngineNotStarted, GameReport, play_scheduled_game
-from zengine.tools.process_tree import ProcessLedger, subreaper
-from zengine.tools.records import (
+from zengine.engine.text import shown
+from zengine.tools.referee.config import ConfigError, MatchConfig
+from zengine.tools.referee.engine_client import (
+    EngineError,
+    EngineProcess,
+    SettingRejected,
+    StderrLog,
+)
+from zengine.tools.referee.live import LiveOutput
+from zengine.tools.referee.play import (
+    EngineKeeper,
+    EngineNotStarted,
+    GameReport,
+    play_scheduled_game,
+)
+from zengine.tools.referee.process_tree import ProcessLedger, subreaper
+from zengine.tools.referee.records import (
     GameRecord,
     RecordsError,
     append_game,
@@ -47,9 +57,10 @@ from zengine.tools.records import (
     rewrite_games,
     write_atomic,
 )
-from zengine.tools.schedule import OpeningError, ScheduledGame, match_schedule
-from zengine.tools.summary import count_games, summary, summary_text
-from zengine.tools.tally import MatchTally
+from zengine.tools.referee.schedule import OpeningError, ScheduledGame, match_schedule
+from zengine.tools.referee.summary import count_games, summary, summary_text
+from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 CONFIG_FILE = "config.json"
 GAMES_FILE = "games.jsonl"
@@ -370,7 +381,7 @@ class Match:
     def run(self) -> RunResult:
         """Play the missing games; returns why the run ended and the summary (also written).
 
-        While it plays, this process is a child subreaper (see :mod:`tools.process_tree`);
+        While it plays, this process is a child subreaper (see :mod:`tools.referee.process_tree`);
         processes an earlier run in the folder left are stopped first, and any process of the
         match still running at the end is stopped. A first Ctrl-C, SIGTERM or SIGHUP stops
         the match; a second one kills the engines at once, and the summary is still written.
@@ -488,7 +499,7 @@ class Match:
 
     def _report(self) -> None:
         """Write the match's HTML report (``zengine report DIR`` redraws it at any time)."""
-        from zengine.tools.report import ReportError, write_report
+        from zengine.tools.pictures.report import ReportError, write_report
 
         # Drawing takes seconds for a long match on a busy machine (a picture a ply): Ctrl-C
         # then skips it, since the summary and the records are already written.
@@ -773,7 +784,7 @@ def check_not_foreign(out_dir: Path) -> None:
         return
     except ConfigError:
         pass
-    from zengine.tools.report import REPORT_FILE  # imported late, as in write_report
+    from zengine.tools.pictures.report import REPORT_FILE  # imported late, as in write_report
 
     written = [name for name in (*FOLDER_FILES, REPORT_FILE) if name != LOCK_FILE]
     found = [name for name in written if os.path.lexists(out_dir / name)]

@@ -1,7 +1,7 @@
 """The referee's clock: pure data and arithmetic, no real time.
 
 A :class:`Clock` is one player's remaining time during a game, under that engine's
-:class:`~zengine.tools.config.EngineLimits`. The referee measures the time itself (monotonic,
+:class:`~zengine.tools.referee.config.EngineLimits`. The referee measures the time itself (monotonic,
 from writing ``go`` to reading ``bestmove``) and feeds it to :meth:`Clock.spend`;
 :func:`go_limits` is what the next ``go`` asks for, as the shared
 :class:`~zengine.engine.values.GoLimits` (``values.format_go`` writes the line).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from zengine.engine.values import GoLimits
-from zengine.tools.config import EngineLimits
+from zengine.tools.referee.config import EngineLimits
 
 
 @dataclass

@@ -4,7 +4,7 @@
 (which carries its opening) and a function that hands it a started engine, it plays the game
 and returns its record. Its inputs are plain picklable data, so a worker in another process
 can run it; writing records, counting statistics and deciding to stop belong to the
-coordinator (:mod:`tools.runner`).
+coordinator (:mod:`tools.referee.runner`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from zengine.tools.config import MatchConfig
-from zengine.tools.engine_process import EngineError, EngineProcess
-from zengine.tools.records import GameRecord, make_record
-from zengine.tools.referee import play_game
-from zengine.tools.schedule import ScheduledGame
+from zengine.tools.referee.config import MatchConfig
+from zengine.tools.referee.engine_client import EngineError, EngineProcess
+from zengine.tools.referee.game import play_game
+from zengine.tools.referee.records import GameRecord, make_record
+from zengine.tools.referee.schedule import ScheduledGame
 
 #: Engine number -> a process of that engine that completed its handshake (EngineError if
 #: it cannot be had).
@@ -58,7 +58,7 @@ def play_scheduled_game(
 
     An engine that fails during the game loses it. An engine that cannot be had (it never
     became ready) raises :class:`EngineNotStarted`, and one that rejects a setting (an
-    option, the variant) :class:`tools.engine_process.SettingRejected`: neither is a game
+    option, the variant) :class:`tools.referee.engine_client.SettingRejected`: neither is a game
     lost, and the game is not played.
     """
     rules = config.make_rules()
