@@ -70,6 +70,7 @@ from zengine.engine.text import shown
 from zengine.engine.values import Outcome, Result
 from zengine.engine.zhadu_core import (
     _INDEX,
+    _NO_LIMIT,
     _WIN_MASK,
     CAPTURE,
     DRAW_BY_QUIET_LIMIT,
@@ -170,6 +171,10 @@ class ZhaduRules(Rules):
         self.options = {"links": links, "quiet": str(quiet)}
         self.name = "zhadu" if links == "full" else "zhadu-star"
 
+    def __reduce__(self) -> tuple[type[ZhaduRules], tuple[str, int]]:
+        """Pickled as its options: its geometry, compiled, does not pickle (and is shared)."""
+        return (ZhaduRules, (self.links, self.quiet))
+
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZhaduRules:
         """Rules from ``setup`` options: ``links full|star``, ``quiet N`` (0..100000)."""
@@ -227,22 +232,27 @@ class ZhaduState(ZhaduCore, State):
         super().__init__(rules, rules.geometry, rules.quiet, pos, stm, first, quiet, ply, result)
 
     def copy(self) -> ZhaduState:
-        other = ZhaduState.__new__(ZhaduState)
-        other.rules = self.rules
-        other.g = self.g
-        other.limit = self.limit
-        other.pos = list(self.pos)
-        other.board = list(self.board)
-        other.occ = list(self.occ)
-        other.first = list(self.first)
-        other.stm = self.stm
-        other.ply = self.ply
-        other.quiet = self.quiet
-        other._key = self._key
-        other.rep = dict(self.rep)
-        other.stack = list(self.stack)
-        other.result = self.result
-        return other
+        return _restore(cast(ZhaduRules, self.rules), self._fields())
+
+    def _fields(self) -> tuple:
+        """Everything :func:`_restore` needs besides the rules, in new lists and dicts."""
+        return (
+            list(self.pos),
+            list(self.board),
+            list(self.occ),
+            list(self.first),
+            self.stm,
+            self.ply,
+            self.quiet,
+            self._key,
+            dict(self.rep),
+            list(self.stack),
+            self.result,
+        )
+
+    def __reduce__(self) -> tuple[Callable[[ZhaduRules, tuple], ZhaduState], tuple]:
+        """Pickled as its rules and fields (a compiled core has no pickling of its own)."""
+        return (_restore, (self.rules, self._fields()))
 
     # --- text ------------------------------------------------------------------------------------
     def move_text(self, move: int) -> str:
@@ -589,6 +599,28 @@ class ZhaduState(ZhaduCore, State):
         if not self.g.destinations(fr, piece % 5, before) >> to & 1:
             raise cannot(f"the {VALUE_TEXT[piece % 5]} cannot walk from {POINT_NAMES[fr]}")
         return fr | to << 5 | (CAPTURE if captured else 0)
+
+
+def _restore(rules: ZhaduRules, fields: tuple) -> ZhaduState:
+    """A state from its rules and :meth:`ZhaduState._fields` (a copy, or an unpickled state)."""
+    other = ZhaduState.__new__(ZhaduState)
+    other.rules = rules
+    other.g = rules.geometry
+    other.limit = rules.quiet or _NO_LIMIT
+    (
+        other.pos,
+        other.board,
+        other.occ,
+        other.first,
+        other.stm,
+        other.ply,
+        other.quiet,
+        other._key,
+        other.rep,
+        other.stack,
+        other.result,
+    ) = fields
+    return other
 
 
 _PLACE_RE = re.compile(r"([0-9]+)@([a-z][0-9]+)")

@@ -409,6 +409,10 @@ class ZolaRules(Rules):
         self.options = {"size": str(size)}
         self.name = "zola" if size == 6 else f"zola-{size}"
 
+    def __reduce__(self) -> tuple[type[ZolaRules], tuple[int]]:
+        """Pickled as its size: its tables, compiled, do not pickle (and are shared)."""
+        return (ZolaRules, (self.size,))
+
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZolaRules:
         """Rules from ``setup`` options; only ``size`` (6, 8, 10) exists."""
@@ -938,9 +942,24 @@ class ZolaWordState(WordBoard, ZolaPosition):
 
     def copy(self) -> ZolaWordState:
         red, blue = self.boards
-        other = ZolaWordState(cast(ZolaRules, self.rules), red, blue, self.stm)
-        other.stack = list(self.stack)
-        return other
+        return _restore_words(cast(ZolaRules, self.rules), red, blue, self.stm, list(self.stack))
+
+    def __reduce__(
+        self,
+    ) -> tuple[Callable[[ZolaRules, int, int, int, list[object]], ZolaWordState], tuple]:
+        """Pickled as its rules, boards, side to move and moves (a compiled core has no
+        pickling of its own)."""
+        red, blue = self.boards
+        return (_restore_words, (self.rules, red, blue, self.stm, list(self.stack)))
+
+
+def _restore_words(
+    rules: ZolaRules, red: int, blue: int, stm: int, stack: list[object]
+) -> ZolaWordState:
+    """A word state with its moves (a copy, or an unpickled state)."""
+    other = ZolaWordState(rules, red, blue, stm)
+    other.stack = stack
+    return other
 
 
 #: The state class of this build: words where compiled, big ints where interpreted (each the
