@@ -49,6 +49,7 @@ from zengine.tools.referee.play import (
     play_scheduled_game,
 )
 from zengine.tools.referee.process_tree import ProcessLedger, subreaper
+from zengine.tools.referee.progress import clear_live
 from zengine.tools.referee.records import (
     GameRecord,
     RecordsError,
@@ -72,6 +73,8 @@ LOCK_FILE = "lock"
 PROCESS_FILE = "engines.pids"
 #: A config.json is a few kilobytes; reading is capped (a wrong file must not fill the memory).
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Set to 1 to write no live files of the games in progress (to measure what they cost).
+NO_LIVE_VARIABLE = "ZENGINE_MATCH_NO_LIVE"
 #: The files of an output folder: each must be a regular file if it exists.
 FOLDER_FILES = (
     CONFIG_FILE,
@@ -290,6 +293,8 @@ class Match:
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
         self.processes = ProcessLedger(out_dir / PROCESS_FILE)
+        #: Where the games in progress are followed (tools.referee.progress); None: nowhere.
+        self.live_dir: Path | None = None if os.environ.get(NO_LIVE_VARIABLE) else out_dir
         try:
             self._stderr = StderrLog(open(out_dir / STDERR_FILE, "ab"))
             self._traffic: IO[str] | None = (
@@ -400,6 +405,7 @@ class Match:
                 signal.signal(sig, handler)
 
     def _run(self) -> RunResult:
+        clear_live(self.out_dir)
         leftovers = self.processes.sweep()
         if leftovers:
             self.output.emit(
@@ -444,6 +450,7 @@ class Match:
             executor.interrupt()
         self.concluding = True
         self.processes.stop_all()
+        clear_live(self.out_dir)
         reason = ExitReason.COMPLETED if self.stopped is None else self.stopped.reason
         if interrupted:
             reason = ExitReason.INTERRUPTED
@@ -593,7 +600,7 @@ class Match:
                 if game is None:
                     return
                 try:
-                    report = play_scheduled_game(self.config, game, keeper.engine)
+                    report = play_scheduled_game(self.config, game, keeper.engine, self.live_dir)
                 except SettingRejected as exc:  # the configuration's failure: stop, as usage
                     with self.lock:
                         self._stop(ExitReason.ENGINE_REJECTED, str(exc))
