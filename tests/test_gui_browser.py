@@ -1,0 +1,129 @@
+"""``zengine gui`` in headless Chromium: games played by clicking, watched, analysed, faults."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from gui_pages import click, fake, gui, make_browser, moves, text, wait
+
+from zengine.engine.variants import make_rules, variant_names
+
+pytest.importorskip("aiohttp")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    driver = make_browser()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def open_page(browser: Any, address: str) -> None:
+    browser.get(address)
+    wait(browser, lambda d: text(d, "position").strip() != "", "the first state")
+
+
+def click_move(browser: Any, state: Any, move: int) -> None:
+    """Make ``move`` by clicking what it is made of, as the rules say."""
+    stone = state.move_stone(move)
+    if stone is not None:
+        click(browser, f'#board .hand-stone[data-stone="{stone}"]')
+    squares = state.move_squares(move)
+    for square in squares:
+        click(browser, f'#board [data-square="{square}"]')
+    if stone is None and not squares:
+        click(browser, "#pass")
+
+
+def play_to_the_end(browser: Any, variant: str, seed: int) -> None:
+    """The person plays p1 at random, by clicking; the built-in engine (depth 1) answers."""
+    rules = make_rules(variant)
+    chooser = random.Random(seed)
+    played = 0
+    while True:
+        # The page is ready for a click when it shows a position where p1 is to move.
+        wait(
+            browser,
+            lambda d: "to move" not in text(d, "status") or "(human) to move" in text(d, "status"),
+            "p1's turn or the end",
+        )
+        status = text(browser, "status")
+        if "to move" not in status:
+            break
+        state = rules.parse_position(text(browser, "position"))
+        before = len(moves(browser))
+        assert state.side_to_move == 0 and not state.is_over()
+        move = chooser.choice(sorted(state.legal_moves()))
+        expected = state.move_text(move)
+        click_move(browser, state, move)
+        wait(browser, lambda d, n=before: len(moves(d)) > n, f"the move {expected} in the list")
+        assert moves(browser)[before] == expected
+        played += 1
+    final = rules.parse_position(text(browser, "position"))
+    assert final.is_over(), status
+    assert status.startswith(final.outcome().result.pgn)  # type: ignore[union-attr]
+    assert played > 0
+
+
+#: The bigger Zola boards make longer games (20 to 40 s each here): they run with the slow tests.
+LONG = ("zola-8", "zola-10")
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [pytest.param(v, marks=pytest.mark.slow) if v in LONG else v for v in variant_names()],
+)
+def test_a_whole_game_by_clicking(browser, variant):
+    with gui("--engine", "depth=1", "--variant", variant) as address:
+        open_page(browser, address)
+        play_to_the_end(browser, variant, seed=7)
+
+
+def final_result(browser: Any, variant: str) -> str:
+    """Wait for the end of the game; the result the page states."""
+    wait(browser, lambda d: "to move" not in text(d, "status"), "the end of the game")
+    return text(browser, "status").split(":")[0]
+
+
+def test_two_engines_play_a_game_to_its_end_and_a_reload_shows_it(browser):
+    with gui("--human", "none", "--engine", "depth=1") as address:
+        open_page(browser, address)
+        result = final_result(browser, "zola")
+        rules = make_rules("zola")
+        state = rules.start()
+        for move in moves(browser):
+            state.play(state.parse_move(move))
+        assert state.is_over() and result == state.outcome().result.pgn
+        assert text(browser, "position") == state.position_text()
+        played = moves(browser)
+        browser.refresh()
+        wait(browser, lambda d: moves(d) == played, "the same game after a reload")
+        assert text(browser, "status").startswith(result)
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        ("crash", ["disconnect", "fake: crashing as asked"]),
+        ("hang", ["gave no 'bestmove' within 3 s"]),
+        ("illegal", ["played an illegal move"]),
+    ],
+)
+def test_a_faulty_engine_is_named_and_the_game_stops(browser, mode, words):
+    engine = ["--engine", "name=faulty", fake(mode), "timeout.move=3", "depth=1"]
+    with gui(*engine, "--human", "p2") as address:
+        open_page(browser, address)
+        wait(browser, lambda d: text(d, "fault") != "", "the fault")
+        fault = text(browser, "fault")
+        assert fault.startswith("faulty ") and "\n" not in fault
+        for word in words:
+            assert word in fault, fault
+        assert text(browser, "status").startswith("0-1: faulty ")
+        assert (
+            browser.execute_script("return document.querySelector('#moves').children.length") == 0
+        )
