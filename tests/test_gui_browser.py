@@ -23,9 +23,9 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
-def open_page(browser: Any, address: str) -> None:
+def open_page(browser: Any, address: str, ready: str = "position") -> None:
     browser.get(address)
-    wait(browser, lambda d: text(d, "position").strip() != "", "the first state")
+    wait(browser, lambda d: text(d, ready).strip() not in ("", "connecting…"), "the first state")
 
 
 def click_move(browser: Any, state: Any, move: int) -> None:
@@ -127,3 +127,45 @@ def test_a_faulty_engine_is_named_and_the_game_stops(browser, mode, words):
         assert (
             browser.execute_script("return document.querySelector('#moves').children.length") == 0
         )
+
+
+def test_following_a_match_in_progress(browser, tmp_path):
+    from fake_match import fake as fake_cmd
+    from fake_match import pair, start_match
+
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    out = tmp_path / "m"
+    engines = pair(
+        fake_cmd("--hold", str(hold), "--score", "33"),
+        fake_cmd("--hold", str(hold), "--score", "-5"),
+        names=("A", "B"),
+    )
+    with gui("--watch", str(out)) as address:
+        open_page(browser, address, ready="status")
+        match = start_match(
+            *engines,
+            *("--each", "tc=60+1", "--games", "2", "--concurrency", "2", "--openings", "none"),
+            *("--out", str(out), "--seed", "5", "--maxplies", "12"),
+        )
+        try:
+            count = "return document.querySelectorAll('#live-games .live-game').length"
+            wait(browser, lambda d: d.execute_script(count) == 2, "two games in progress")
+            info = text(browser, "live-games")
+            assert "game 1: " in info and "game 2: " in info and "1:00" in info
+            hold.unlink()
+            finished = "return document.querySelectorAll('#finished > li').length"
+            wait(browser, lambda d: d.execute_script(finished) == 2, "two finished games")
+            assert match.wait(120) == 0
+        finally:
+            if match.poll() is None:
+                match.kill()
+                match.wait()
+        wait(browser, lambda d: d.execute_script(count) == 0, "no game in progress")
+        rows = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#standings tr'))"
+            ".map(r => Array.from(r.cells).map(c => c.textContent))"
+        )
+        # Twelve plies and a draw by the ply limit, twice: one point each.
+        assert rows[1:] == [["A", "2", "1", "50.0%"], ["B", "2", "1", "50.0%"]]
+        assert text(browser, "status") == "2 games finished, 0 in progress"
