@@ -116,7 +116,7 @@ def fixed_search(command: str) -> bool:
     """Whether a ``go`` prints the same lines on every machine: bounded by depth or nodes only
     (with Seed 0 such a search is a function of position, limits and table)."""
     words = set(command.lower().split()[1:])
-    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite"}
+    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite", "ponder"}
     return bool({"depth", "nodes"} & words) and not timed & words
 
 
@@ -154,7 +154,8 @@ def replay(example: Example) -> list[Reply]:
 
     A search bounded by depth, nodes or time (or a ``perft``, or a ``bench``) is waited for
     before the next command, as a person waits for ``bestmove``; one that only ``stop`` ends runs on meanwhile, and its lines are
-    not fixed (they may show up in the reply of any command up to the ``stop``).
+    not fixed (they may show up in the reply of any command up to the ``stop``). A ``go ponder``
+    runs on until ``stop``, or until ``ponderhit`` bounds it, and is then waited for.
     """
     script = Script()
     replies = []
@@ -176,6 +177,10 @@ def replay(example: Example) -> list[Reply]:
             open_search = True  # only a stop ends it
         elif not open_search:
             script.finish()  # a bounded search, a perft, a bench: to its last line
+        if open_search and word == "ponderhit" and not script.engine.search_unbounded:
+            script.finish()  # a ponder search bounded from the ponderhit on: to its bestmove
+            open_search = False
+            fixed = False
         lines = script.since(start)
         if open_search:
             fixed = False
