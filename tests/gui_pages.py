@@ -45,15 +45,23 @@ def gui(*args: str, cwd: str | None = None) -> Iterator[str]:
         line = proc.stdout.readline() if ready else ""
         assert line.startswith("zengine gui: http://127.0.0.1:"), (line, proc.stderr)
         yield line.split()[2]
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(PATIENCE)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
-        assert code == 130, proc.stderr.read() if proc.stderr else code
+    except BaseException:
+        _interrupt(proc)
+        raise
+    code = _interrupt(proc)
+    assert code == 130, proc.stderr.read() if proc.stderr else code
+
+
+def _interrupt(proc: subprocess.Popen) -> int | None:
+    """Ctrl-C's signal, then the exit code (killed if it does not end in time: None)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(PATIENCE)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
 
 
 def make_browser() -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -169,3 +170,45 @@ def test_following_a_match_in_progress(browser, tmp_path):
         # Twelve plies and a draw by the ply limit, twice: one point each.
         assert rows[1:] == [["A", "2", "1", "50.0%"], ["B", "2", "1", "50.0%"]]
         assert text(browser, "status") == "2 games finished, 0 in progress"
+
+
+def analysed_lines(browser: Any) -> list[str]:
+    return list(
+        browser.execute_script(
+            "return Array.from(document.querySelectorAll('#lines > li')).map(e => e.textContent)"
+        )
+    )
+
+
+def test_analysis_shows_the_engines_lines_live_and_follows_the_position_shown(browser):
+    with gui("--human", "both") as address:
+        open_page(browser, address)
+        for move in ("a1xa2", "b1xa2"):  # two people: the moves by clicking
+            rules_state = make_rules("zola").parse_position(text(browser, "position"))
+            click_move(browser, rules_state, rules_state.parse_move(move))
+            wait(browser, lambda d, m=move: moves(d)[-1:] == [m], f"the move {move}")
+        browser.find_element("id", "analysis-on").click()
+        # Deep enough to be the engine's own line, not a first guess: depth 4 at least.
+        deep = r"^[+-]\d+\.\d\d d([4-9]|\d\d) "
+        wait(
+            browser,
+            lambda d: any(re.match(deep, line) for line in analysed_lines(d)),
+            "a line of depth 4",
+        )
+        lines = analysed_lines(browser)
+        state = make_rules("zola").parse_position(text(browser, "position"))
+        first = lines[0].split()[2]
+        assert first in {state.move_text(m) for m in state.legal_moves()}
+        # The evaluation graph has its line.
+        assert browser.execute_script("return document.querySelector('#graph polyline') !== null")
+        # Back to the start position: the analysis follows it.
+        click(browser, '#moves > li[data-ply="1"]')
+        start = make_rules("zola").start()
+        start.play(start.parse_move("a1xa2"))
+        wait(browser, lambda d: text(d, "position") == start.position_text(), "ply 1 shown")
+        legal = {start.move_text(m) for m in start.legal_moves()}
+        wait(
+            browser,
+            lambda d: any(line.split()[2] in legal for line in analysed_lines(d)[:1]),
+            "a line of the position shown",
+        )

@@ -88,19 +88,25 @@ class EngineSeat:
         self._lines = 1
         self._lines_refused = False
         self._lock = threading.Lock()
+        #: Set for good by :meth:`shut` (the server stops): a search under way ends at once.
+        self._shut = False
 
     def _ready(self) -> EngineProcess:
         process = self._process
         if process is not None and process.alive():
             return process
         self.close()
+        if self._shut:
+            raise EngineError(Termination.ABANDONED, self.name, "was stopped: the server stops")
         process = EngineProcess(self.config)
+        self._process = process  # from now on close() stops it, even mid-handshake
+        if self._shut:
+            self.close()
         try:
             process.handshake()
         except (EngineError, SettingRejected):
-            process.close(0.2)
+            self.close()
             raise
-        self._process = process
         self._game_id = None
         self._lines = 1
         return process
@@ -148,6 +154,8 @@ class EngineSeat:
         stopping = False
         best: Line | None = None
         while True:
+            if self._shut:
+                raise EngineError(Termination.ABANDONED, self.name, "was stopped: the server stops")
             if job.stop.is_set() and not stopping:
                 process.stop_search()
                 stopping = True
@@ -196,6 +204,11 @@ class EngineSeat:
         process, self._process = self._process, None
         if process is not None:
             process.close(0.5)
+
+    def shut(self) -> None:
+        """Stop for good (the server stops): a search under way ends, none starts again."""
+        self._shut = True
+        self.close()
 
 
 def _line(text: str) -> Line | None:

@@ -40,6 +40,8 @@ DEFAULT_LIMIT = {"st": "1"}
 MAX_CLIENTS = 32
 #: The largest request a page may send, in bytes (a PGN to load).
 MAX_MESSAGE = 1 << 20
+#: At Ctrl-C, how long a page's socket is given to close, in seconds.
+CLOSE_WAIT_S = 0.3
 
 HELP = """Play, watch and analyse Zola and Zhadu in a browser.
 
@@ -169,6 +171,8 @@ class Server:
         self.watcher: Any = None
         self.hosts: set[str] = set()
         self._sending: set[asyncio.Task[None]] = set()
+        #: Stopping: no new page is taken (a page reconnects at once when its socket closes).
+        self.closing = False
 
     def allowed(self, request: Any) -> bool:
         """Whether a request carries the token and names this server in its Host header."""
@@ -200,8 +204,8 @@ class Server:
     async def socket(self, request: Any) -> Any:
         from aiohttp import WSMsgType, web
 
-        if len(self.clients) >= MAX_CLIENTS:
-            raise web.HTTPServiceUnavailable(text="too many pages open")
+        if len(self.clients) >= MAX_CLIENTS or self.closing:
+            raise web.HTTPServiceUnavailable(text="too many pages open, or stopping")
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
         self.clients.add(ws)
@@ -271,7 +275,9 @@ async def serve(settings: Settings) -> None:
     app.router.add_get("/", server.page)
     app.router.add_get("/ws", server.socket)
     app.router.add_get("/{name}", server.page)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    runner = web.AppRunner(
+        app, access_log=None, handle_signals=False, shutdown_timeout=CLOSE_WAIT_S
+    )
     await runner.setup()
     try:
         if settings.watch is not None:
@@ -302,11 +308,12 @@ async def serve(settings: Settings) -> None:
         else:
             await asyncio.Event().wait()
     finally:
+        server.closing = True
         if server.table is not None:
             server.table.close()
         for ws in list(server.clients):
             with contextlib.suppress(Exception):
-                await ws.close()
+                await asyncio.wait_for(ws.close(), CLOSE_WAIT_S)
         await runner.cleanup()
 
 

@@ -669,7 +669,7 @@ class Table:
         """Stop the search and every engine."""
         self._stop_job()
         for seat in self.seats.values():
-            seat.close()
+            seat.shut()
 
     def _set_players_for(self, human: str) -> None:
         engine = self.engine_names[0]
