@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -212,3 +214,37 @@ def test_analysis_shows_the_engines_lines_live_and_follows_the_position_shown(br
             lambda d: any(line.split()[2] in legal for line in analysed_lines(d)[:1]),
             "a line of the position shown",
         )
+
+
+@pytest.mark.slow
+def test_screenshots_for_the_documentation(browser, tmp_path):
+    """The pictures of docs/gui.md, taken in this browser. They go to the folder that
+    ZENGINE_GUI_SCREENSHOTS names (docs/img to refresh them), else to a temporary one."""
+    folder = Path(os.environ.get("ZENGINE_GUI_SCREENSHOTS") or tmp_path)
+    browser.set_window_size(1100, 820)
+    try:
+        with gui("--engine", "depth=3", "--variant", "zhadu") as address:
+            open_page(browser, address)
+            state = make_rules("zhadu").parse_position(text(browser, "position"))
+            click_move(browser, state, state.parse_move("123@b0"))
+            wait(browser, lambda d: len(moves(d)) >= 2, "the engine's reply")
+            click(browser, '#board .hand-stone[data-stone="4"]')
+            browser.save_screenshot(str(folder / "gui-zhadu.png"))
+        with gui("--human", "both") as address:
+            open_page(browser, address)
+            for move in ("a1xa2", "b1xa2", "c1xd1", "c6xd6"):
+                state = make_rules("zola").parse_position(text(browser, "position"))
+                click_move(browser, state, state.parse_move(move))
+                wait(browser, lambda d, m=move: moves(d)[-1:] == [m], f"the move {move}")
+            browser.find_element("id", "analysis-on").click()
+            deep = r"^[+-]\d+\.\d\d d([5-9]|\d\d) "
+            wait(
+                browser,
+                lambda d: re.match(deep, analysed_lines(d)[0] if analysed_lines(d) else ""),
+                "depth 5",
+            )
+            browser.save_screenshot(str(folder / "gui-analysis.png"))
+    finally:
+        browser.set_window_size(1200, 1000)
+    for name in ("gui-zhadu.png", "gui-analysis.png"):
+        assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

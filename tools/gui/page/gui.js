@@ -182,8 +182,10 @@ function drawGraph(evals) {
     const clamped = Math.max(-1000, Math.min(1000, cp));
     points.push(`${(i / n) * 300},${40 - (clamped / 1000) * 38}`);
   });
+  const dots = points.map((p) => { const [x, y] = p.split(','); return `<circle cx="${x}" cy="${y}" r="2" fill="#c33"/>`; });
   graph.innerHTML = '<line x1="0" y1="40" x2="300" y2="40" stroke="#999" stroke-width="0.5"/>' +
-    (points.length ? `<polyline fill="none" stroke="#c33" stroke-width="1.5" points="${points.join(' ')}"/>` : '');
+    (points.length ? `<polyline fill="none" stroke="#c33" stroke-width="1.5" points="${points.join(' ')}"/>` : '') +
+    dots.join('');
 }
 
 // --- following a match --------------------------------------------------------------------
