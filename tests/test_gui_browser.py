@@ -248,3 +248,34 @@ def test_screenshots_for_the_documentation(browser, tmp_path):
         browser.set_window_size(1200, 1000)
     for name in ("gui-zhadu.png", "gui-analysis.png"):
         assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_analysis_with_three_lines_shows_three(browser):
+    """An engine offering MultiPV (the fake engine's 'lines') is asked for three lines."""
+    with gui("--engine", "name=lines", fake("lines"), "depth=1", "--human", "both") as address:
+        open_page(browser, address)
+        field = browser.find_element("id", "analysis-lines")
+        field.clear()
+        field.send_keys("3")
+        browser.find_element("id", "analysis-on").click()
+        wait(browser, lambda d: len(analysed_lines(d)) == 3 and " d3 " in analysed_lines(d)[2], "3")
+        assert analysed_lines(browser) == [
+            "+0.53 d3  a1xa2",
+            "+0.43 d3  a1xb1",
+            "+0.33 d3  a3xa4",
+        ]
+        assert text(browser, "note") == ""
+
+
+def test_an_engine_without_multipv_shows_one_line_and_says_so(browser):
+    with gui("--human", "both") as address:
+        open_page(browser, address)
+        field = browser.find_element("id", "analysis-lines")
+        field.clear()
+        field.send_keys("3")
+        browser.find_element("id", "analysis-on").click()
+        wait(browser, lambda d: "MultiPV" in text(d, "note"), "the note")
+        assert (
+            text(browser, "note") == "zengine shows one line only (it refused the option MultiPV)"
+        )
+        wait(browser, lambda d: len(analysed_lines(d)) == 1, "one line")

@@ -74,7 +74,6 @@ class Answer:
     best: Line | None = None
     termination: Termination | None = None
     fault: str | None = None
-    note: str | None = None
 
 
 class EngineSeat:
@@ -111,13 +110,16 @@ class EngineSeat:
         self._lines = 1
         return process
 
-    def search(self, job: Search, on_line: Callable[[Line], None]) -> Answer:
+    def search(
+        self, job: Search, on_line: Callable[[Line], None], on_note: Callable[[str], None]
+    ) -> Answer:
         """Run ``job`` (on a worker thread) and say how it ended; never raises for what the
         engine does: a failure is an :class:`Answer` with a fault, and the process is stopped
-        (the next search starts it again)."""
+        (the next search starts it again). ``on_line`` gets each best line as it comes,
+        ``on_note`` what people should know of the search (fewer lines than asked)."""
         with self._lock:
             try:
-                return self._search(job, on_line)
+                return self._search(job, on_line, on_note)
             except SettingRejected as exc:
                 self.close()
                 return Answer(None, termination=Termination.PROTOCOL, fault=str(exc))
@@ -125,12 +127,13 @@ class EngineSeat:
                 self.close()
                 return Answer(None, termination=exc.termination, fault=str(exc))
 
-    def _search(self, job: Search, on_line: Callable[[Line], None]) -> Answer:
+    def _search(
+        self, job: Search, on_line: Callable[[Line], None], on_note: Callable[[str], None]
+    ) -> Answer:
         process = self._ready()
         if job.game_id != self._game_id:
             process.new_game(job.variant, job.rule_options)
             self._game_id = job.game_id
-        note = None
         if job.lines != self._lines and not (self._lines_refused and job.lines > 1):
             process.send(f"setoption name MultiPV value {job.lines}")
             try:
@@ -139,7 +142,7 @@ class EngineSeat:
             except SettingRejected:
                 self._lines_refused = True
         if self._lines_refused and job.lines > 1:
-            note = f"{self.name} shows one line only (it refused the option MultiPV)"
+            on_note(f"{self.name} shows one line only (it refused the option MultiPV)")
         process.send(job.position)
         error = process.discard_stale()
         if error is not None:
@@ -190,7 +193,7 @@ class EngineSeat:
                     process.unread(stamp, lines[i + 1 :])
                     move = words[1] if len(words) > 1 else ""
                     elapsed = max(0, round((stamp - sent) * 1000))
-                    return Answer(move, elapsed, stamp, best, note=note)
+                    return Answer(move, elapsed, stamp, best)
                 elif words[0] == "error":
                     self._game_id = None
                     return Answer(

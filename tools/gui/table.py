@@ -92,6 +92,9 @@ class Table:
         self.note: str | None = None
         self.fault: str | None = None
         self.paused = False
+        #: An analysis that ended by itself (an engine that answers 'go infinite' at once):
+        #: not started again on the same position, lines and engine.
+        self.analysed: tuple[str, int, str] | None = None
         self.thinking: str | None = None
         self._set_players_for(human)
         self._start(make_rules(variant), None)
@@ -329,7 +332,8 @@ class Table:
             engine = self.players[self.state.side_to_move]
             if engine != HUMAN:
                 return ("move", end, engine)
-        if self.analysis_on and not self.states[self.view].is_over():
+        done = (self._position_line(self.view), self.analysis_count, self.analysis_engine)
+        if self.analysis_on and not self.states[self.view].is_over() and done != self.analysed:
             if self.ending is not None or self.fault is not None or self.paused:
                 return ("analyse", self.view, self.analysis_engine)
             if HUMAN == self.players[self.states[self.view].side_to_move] or self.view < end:
@@ -394,8 +398,11 @@ class Table:
         def on_line(line: Line) -> None:
             loop.call_soon_threadsafe(self._line, job, line)
 
+        def on_note(text: str) -> None:
+            loop.call_soon_threadsafe(self._noted, job, text)
+
         async def run() -> None:
-            answer = await asyncio.to_thread(seat.search, search, on_line)
+            answer = await asyncio.to_thread(seat.search, search, on_line, on_note)
             self._answered(job, answer)
 
         job.task = loop.create_task(run())
@@ -424,6 +431,11 @@ class Table:
             self.lines = [line] if line.rank == 1 else self.lines
             self.lines_ply = len(self.moves)
         self._send_lines()
+
+    def _noted(self, job: Job, text: str) -> None:
+        if job is self.job and job.generation == self.generation and self.note != text:
+            self.note = text
+            self.publish(self.snapshot())
 
     def _send_lines(self) -> None:
         """The lines to the pages, at most every :data:`LINES_EVERY_S`, the last one always."""
@@ -456,8 +468,6 @@ class Table:
         if self.job is job:
             self.job = None
             self.thinking = None
-        if answer.note is not None:
-            self.note = answer.note
         if job.generation != self.generation:
             if answer.fault is not None and job.kind == "analyse":
                 self.note = answer.fault
@@ -473,6 +483,8 @@ class Table:
                 self.analysis_on = False
         elif job.kind == "move":
             self._engine_moved(job, answer)
+        else:
+            self.analysed = (job.search.position, job.search.lines, job.engine)
         self._changed()
 
     def _engine_moved(self, job: Job, answer: Answer) -> None:

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 #: The folder of the files, inside the match's folder.
 LIVE_DIR = "live"
+#: The writer writes at most this often, in seconds (followers look some four times a second).
+WRITE_EVERY_S = 0.2
 #: The largest live file read, in bytes (a few hundred are written).
 MAX_LIVE_BYTES = 64 * 1024
 
@@ -54,17 +57,22 @@ class LiveWriter:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: bool(self._pending))
-                path, data = self._pending.popitem()
+                batch = list(self._pending.items())
+                self._pending.clear()
                 self._busy += 1
             try:
-                if data is None:
-                    _remove(path)
-                else:
-                    _write(path, data)
+                for path, data in batch:
+                    if data is None:
+                        _remove(path)
+                    else:
+                        _write(path, data)
             finally:
                 with self._cond:
                     self._busy -= 1
                     self._cond.notify_all()
+            # The states posted meanwhile wait and are written together, newest only: the
+            # thread wakes at most this often, whatever the pace of the games.
+            time.sleep(WRITE_EVERY_S)
 
 
 #: The one writer of this process.
