@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
@@ -113,3 +115,32 @@ def test_a_game_saved_as_pgn_loads_back():
         assert bad[-1]["type"] == "error" and bad[-1]["text"].startswith("cannot load the game")
         wrong = asyncio.run(_talk(address, [{"type": "setup", "fen": "nonsense"}]))
         assert wrong[-1]["type"] == "error"
+
+
+def test_without_the_extra_it_says_how_to_install_it():
+    code = (
+        "import sys; sys.modules['aiohttp'] = None; sys.argv = ['zengine', 'gui', '--no-browser'];"
+        " from zengine.__main__ import main; main()"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr == "zengine gui: error: the GUI needs its extra: pip install 'zengine[gui]'\n"
+
+
+def test_another_host_is_warned_of():
+    proc = subprocess.Popen(
+        [*builtin_engine(), "gui", "--no-browser", "--port", "0", "--host", "127.0.0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        warning = proc.stderr.readline()
+        assert warning.startswith("zengine gui: warning: listening on 127.0.0.2: ")
+        line = proc.stdout.readline()
+        assert line.startswith("zengine gui: http://127.0.0.2:")
+        assert status(line.split()[2]) == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
