@@ -144,3 +144,23 @@ def test_another_host_is_warned_of():
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(60) == 130
+
+
+def test_a_person_who_does_not_move_loses_on_time():
+    with gui() as address:
+        new = {"type": "new", "mode": "play", "human": "p1", "limits": {"tc": "0.5+0"}}
+
+        async def until_over() -> dict:
+            parts = urlsplit(address)
+            async with aiohttp.ClientSession() as session:
+                async with session.ws_connect(f"ws://{parts.netloc}/ws?{parts.query}") as ws:
+                    await ws.receive(timeout=60)
+                    await ws.send_str(json.dumps(new))
+                    while True:
+                        message = json.loads((await ws.receive(timeout=60)).data)
+                        if message["type"] == "state" and message["over"]:
+                            return message
+
+        state = asyncio.run(until_over())
+        assert state["status"] == "0-1: human lost on time"
+        assert state["moves"] == [] and state["picks"] is None and state["running"] is None
