@@ -39,6 +39,7 @@ from zengine.engine.values import TextError, parse_int
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
 SUBCOMMANDS: dict[str, str] = {
     "bench": "zengine.tools.engine_commands:bench_command",
+    "gui": "zengine.tools.gui.server:gui_command",
     "match": "zengine.tools.referee.match:match_command",
     "perft": "zengine.tools.engine_commands:perft_command",
     "report": "zengine.tools.pictures.report:report_command",

@@ -263,6 +263,9 @@ class ZhaduState(ZhaduCore, State):
         sep = "x" if move & CAPTURE else "-"
         return f"{POINT_NAMES[move & 31]}{sep}{POINT_NAMES[(move >> 5) & 31]}"
 
+    def move_stone(self, move: int) -> str | None:
+        return VALUE_TEXT[(move >> 5) & 7] if move & PLACE and not move & PASS else None
+
     def parse_move(self, text: str) -> int:
         cleaned = fold_case(text.strip())
         if cleaned == "pass":
@@ -461,6 +464,7 @@ class ZhaduState(ZhaduCore, State):
                     "circle",
                     class_="point",
                     data_point=POINT_NAMES[p],
+                    data_square=POINT_NAMES[p],
                     cx=x,
                     cy=y,
                     r=_POINT_R,

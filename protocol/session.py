@@ -174,10 +174,18 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         ("go",),
         "go",
-        "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]\n   [searchmoves <m>...] [infinite]",
+        "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]\n   [searchmoves <m>...] [infinite] [ponder]",
         "search; info lines, then bestmove",
     ),
     Command(("stop",), "stop", "stop", "end the search (or perft, or bench) now", False, True),
+    Command(
+        ("ponderhit",),
+        "ponderhit",
+        "ponderhit",
+        "the move pondered on was played: search on the go's clock",
+        False,
+        True,
+    ),
     Command(
         ("perft",),
         "perft",
@@ -467,10 +475,15 @@ class Session:
         self.emit(info.format())
 
     def _bestmove(self, best: str | None) -> None:
-        self.emit(f"bestmove {best if best is not None else '(none)'}")
+        ponder = self.engine.ponder_move
+        tail = f" ponder {ponder}" if ponder is not None and best is not None else ""
+        self.emit(f"bestmove {best if best is not None else '(none)'}{tail}")
 
     def stop(self, args: list[str]) -> None:
         self.engine.stop()
+
+    def ponderhit(self, args: list[str]) -> None:
+        self.engine.ponderhit()
 
     def perft(self, args: list[str]) -> None:
         """``perft N``: counted in the background like a search; a row per move as it is

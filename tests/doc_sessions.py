@@ -122,7 +122,7 @@ def fixed_search(command: str) -> bool:
     """Whether a ``go`` prints the same lines on every machine: bounded by depth or nodes only
     (with Seed 0 such a search is a function of position, limits and table)."""
     words = set(command.lower().split()[1:])
-    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite"}
+    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite", "ponder"}
     return bool({"depth", "nodes"} & words) and not timed & words
 
 
@@ -195,7 +195,8 @@ def replay(example: Example) -> list[Reply]:
     runs on meanwhile: its lines may show up in the reply of any command up to the ``stop``,
     and how deep it gets depends on the machine, but its iterations do not: the replay waits
     until it printed the deepest ``info`` line shown, and those lines are the ``go``'s
-    ``settled`` ones.
+    ``settled`` ones. A ``go ponder``
+    runs on until ``stop``, or until ``ponderhit`` bounds it, and is then waited for.
     """
     script = Script()
     replies: list[Reply] = []
@@ -222,6 +223,10 @@ def replay(example: Example) -> list[Reply]:
             wait_for_depth(script, start, depth)
         elif not open_search:
             script.finish()  # a bounded search, a perft, a bench: to its last line
+        if open_search and word == "ponderhit" and not script.engine.search_unbounded:
+            script.finish()  # a ponder search bounded from the ponderhit on: to its bestmove
+            open_search = False
+            fixed = False
         lines = script.since(start)
         if open_search:
             fixed = False

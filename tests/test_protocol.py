@@ -31,6 +31,7 @@ OPTION_LINES = [
     "option name Threads type spin default 1 min 1 max 1",
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Seed type spin default 0 min 0 max 2147483647",
+    "option name Ponder type check default false",
 ]
 
 
@@ -133,7 +134,6 @@ ERRORS = [
     ([], "setoption name Seed value -1", "bad-value"),
     ([], "setoption name Zhadu Quiet value 100001", "bad-value"),
     ([], "setoption name UCI_Variant value chess", "bad-value"),
-    ([], "setoption name Ponder value true", "unknown-option"),
     ([], "position", "syntax"),
     ([], "position startpos extra", "syntax"),
     ([], "position fen", "syntax"),
@@ -168,7 +168,8 @@ ERRORS = [
     ([], "query fen now", "syntax"),
     ([], "query islegal", "syntax"),
     ([], "query islegal a1xa2 b2xb1", "syntax"),
-    ([], "go ponder", "syntax"),
+    ([], "go ponder ponder x", "syntax"),
+    ([], "setoption name Ponder value yes", "bad-value"),
     ([], "go mate 3", "syntax"),
     ([], "go depth", "syntax"),
     ([], "go depth x", "syntax"),

@@ -22,6 +22,9 @@ default 1), MODE applies:
   no-uci      never answers uci/ugi (answers nothing at all)
   no-ready    answers uci but never isready (from the start)
   reject-go   answers 'error bad-value ...' instead of a move
+  lines       offers the option MultiPV (1 to 16): each go prints, for depths 1 to 3, one
+              'info ... multipv i ... pv <move>' line per line asked (distinct legal moves,
+              scores falling); 'go infinite' then waits for 'stop' before its bestmove
 
 Faults the referee must survive, combinable with any MODE:
 
@@ -115,6 +118,9 @@ def main() -> None:
     state = rules.start()
     gos = 0
     new_games = 0
+    multipv = 1
+    waiting: str | None = None  # the bestmove a 'go infinite' gives at 'stop'
+
     log = open(args.log, "a", encoding="utf-8") if args.log else None
 
     def out(line: str) -> None:
@@ -142,6 +148,8 @@ def main() -> None:
             out("id name fake")
             choices = " ".join(f"var {name}" for name in variants)
             out(f"option name UCI_Variant type combo default {variants[0]} {choices}")
+            if mode == "lines":
+                out("option name MultiPV type spin default 1 min 1 max 16")
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
             if mode != "no-ready":
@@ -158,6 +166,9 @@ def main() -> None:
             text = " ".join(tokens[1:])
             name, _, value = text.partition(" value ")
             name = name.removeprefix("name ").strip().lower()
+            if name == "multipv" and mode == "lines":
+                multipv = int(value)
+                continue
             if name == "uci_variant":
                 variant = value.strip()
             elif name in rule_option:
@@ -216,6 +227,14 @@ def main() -> None:
                 out("")
             if args.score is not None:
                 out(f"info depth 1 seldepth 1 score cp {args.score} nodes 1 nps 1 time 0 pv")
+            if mode == "lines" and legal:
+                for depth in (1, 2, 3):
+                    for i, (text, _) in enumerate(legal[:multipv]):
+                        score = 50 - 10 * i + depth
+                        out(f"info depth {depth} multipv {i + 1} score cp {score} pv {text}")
+                if "infinite" in tokens:
+                    waiting = legal[0][0]
+                    continue
             if not legal:
                 out("bestmove (none)")
                 continue
@@ -229,6 +248,9 @@ def main() -> None:
                 answer = f"bestmove {legal[rng.randrange(len(legal))][0]}"
                 # One write: the stray copy comes with the answer, not a moment later.
                 out(f"{answer}\n{answer}" if active and args.stray_bestmove else answer)
+        elif cmd == "stop" and waiting is not None:
+            out(f"bestmove {waiting}")
+            waiting = None
         elif cmd == "quit" and not args.ignore_quit:
             return
     if args.ignore_eof or args.ignore_quit:

@@ -63,6 +63,7 @@ from zengine.tools.referee.play import (
     restarted,
 )
 from zengine.tools.referee.process_tree import ProcessLedger, subreaper
+from zengine.tools.referee.progress import clear_live
 from zengine.tools.referee.records import (
     GameRecord,
     RecordsError,
@@ -80,6 +81,8 @@ from zengine.tools.referee.terminations import Termination
 
 #: A config.json is a few kilobytes; reading is capped (a wrong file must not fill the memory).
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Set to 1 to write no live files of the games in progress (to measure what they cost).
+NO_LIVE_VARIABLE = "ZENGINE_MATCH_NO_LIVE"
 
 
 class ExitReason(enum.Enum):
@@ -292,6 +295,8 @@ class Match:
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
         self.processes = ProcessLedger(out_dir / PROCESS_FILE)
+        #: Where the games in progress are followed (tools.referee.progress); None: nowhere.
+        self.live_dir: Path | None = None if os.environ.get(NO_LIVE_VARIABLE) else out_dir
         try:
             self._stderr = StderrLog(open(out_dir / STDERR_FILE, "ab"))
             self._traffic: IO[str] | None = (
@@ -409,6 +414,7 @@ class Match:
                 signal.signal(sig, handler)
 
     def _run(self) -> RunResult:
+        clear_live(self.out_dir)
         leftovers = self.processes.sweep()
         if leftovers:
             self.output.emit(
@@ -458,6 +464,7 @@ class Match:
             executor.interrupt()
         self.concluding = True
         self.processes.stop_all()
+        clear_live(self.out_dir)
         reason = ExitReason.COMPLETED if self.stopped is None else self.stopped.reason
         if interrupted:
             reason = ExitReason.INTERRUPTED
@@ -645,7 +652,7 @@ class Match:
                 if game is None:
                     return
                 try:
-                    report = play_scheduled_game(self.config, game, keeper.engine)
+                    report = play_scheduled_game(self.config, game, keeper.engine, self.live_dir)
                 except SettingRejected as exc:  # the configuration's failure: stop, as usage
                     with self.lock:
                         self._stop(ExitReason.ENGINE_REJECTED, str(exc))
