@@ -27,7 +27,9 @@ from zengine.cli import fail
 from zengine.engine.game import GameError
 from zengine.engine.text import shown
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.referee.config import ConfigError, Timeouts, engine_config, key_values
+from zengine.tools.referee.config import ConfigError, Timeouts
+from zengine.tools.referee.options import engine_config
+from zengine.tools.referee.words import key_values
 
 #: What the page's files are served as.
 PAGE_FILES = {
