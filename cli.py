@@ -32,12 +32,14 @@ from typing import Any, NoReturn
 
 import click
 
+from zengine import DISTRIBUTION
 from zengine.engine.text import shown
 from zengine.engine.values import TextError, parse_int
 
 #: Subcommand name -> ``module:click-command``; adding a tool is one line here.
 SUBCOMMANDS: dict[str, str] = {
     "bench": "zengine.tools.engine_commands:bench_command",
+    "gui": "zengine.tools.gui.server:gui_command",
     "match": "zengine.tools.referee.match:match_command",
     "perft": "zengine.tools.engine_commands:perft_command",
     "report": "zengine.tools.pictures.report:report_command",
@@ -426,7 +428,7 @@ def interrupted(where: str) -> NoReturn:
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(package_name="zengine", prog_name="zengine")
+@click.version_option(package_name=DISTRIBUTION, prog_name="zengine")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """zengine: an engine for Zola and Zhadu.

@@ -19,6 +19,7 @@ code-point order of the text (:func:`legal_moves_text`).
 from __future__ import annotations
 
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -504,6 +505,21 @@ class State(ABC):
     def diagram(self) -> str:
         """A multi-line picture of the board for people (the protocol's ``d``)."""
 
+    # --- what a move is made of (click-to-move in ``zengine gui``) ----------------------------
+    def move_squares(self, move: int) -> tuple[str, ...]:
+        """The squares or points a player picks, in order, to make ``move`` (its origin, then
+        its destination), named as the game's notation and its picture (``data-square``)
+        name them; ``()`` for a move made of none (a pass). A user interface asks this
+        instead of knowing the rules. The default reads them off :meth:`move_text` (each letter
+        followed by digits), which suits notations such as ``a1-b2``."""
+        return tuple(_SQUARE_WORD.findall(self.move_text(move)))
+
+    def move_stone(self, move: int) -> str | None:
+        """The stone in hand that ``move`` places (as its picture's ``data-stone`` names it),
+        picked before its point; None for a move of a piece already on the board (the
+        default: games without placements)."""
+        return None
+
     # --- pictures (``zengine svg``) ----------------------------------------------------------
     def svg(self, size: int = 480, last_move: int | None = None) -> str:
         """The position as a self-contained SVG file ``size`` pixels wide, with ``last_move``
@@ -562,6 +578,11 @@ class State(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.position_text()!r}>"
+
+
+#: A square or point name in move text: a letter, then digits (``a1``, ``b10``; in ``a1xb2``
+#: the ``x`` is followed by a letter, so it starts no name).
+_SQUARE_WORD = re.compile(r"[a-z][0-9]+")
 
 
 def sorted_moves(state: State) -> list[tuple[str, int]]:

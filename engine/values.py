@@ -92,6 +92,8 @@ class GoLimits:
     p2inc: int | None = None
     movestogo: int | None = None
     infinite: bool = False
+    #: ``go ponder``: search as ``infinite`` until ``ponderhit`` (then on these limits) or ``stop``.
+    ponder: bool = False
     searchmoves: tuple[str, ...] | None = None
 
     def clock(self, side: int) -> tuple[int | None, int | None]:
@@ -105,11 +107,15 @@ class GoLimits:
         nodes, movetime nor clock of the side to move (the opponent's clock bounds nothing).
         An unbounded search never stops by itself, not even after a proven mate.
         """
-        return self.infinite or (
-            self.depth is None
-            and self.nodes is None
-            and self.movetime is None
-            and self.clock(side)[0] is None
+        return (
+            self.infinite
+            or self.ponder
+            or (
+                self.depth is None
+                and self.nodes is None
+                and self.movetime is None
+                and self.clock(side)[0] is None
+            )
         )
 
 
@@ -135,8 +141,8 @@ _GO_WORDS = frozenset(_GO_NUMBERS) | {"searchmoves", "infinite", "ponder", "mate
 def parse_go(tokens: Sequence[str]) -> GoLimits:
     """The limits of the tokens after ``go`` (words case-insensitive, either spelling).
 
-    Raises :class:`TextError`: ``syntax`` for an unknown, unsupported (``ponder``, ``mate``,
-    ``perft``) or incomplete token, ``bad-value`` for a number out of range.
+    Raises :class:`TextError`: ``syntax`` for an unknown, unsupported (``mate``, ``perft``)
+    or incomplete token, ``bad-value`` for a number out of range.
     """
     values: dict[str, object] = {}
     i = 0
@@ -150,8 +156,8 @@ def parse_go(tokens: Sequence[str]) -> GoLimits:
             value = parse_int(tokens[i], f"go {word}", low, high)
             values[name] = max(value, 0)
             i += 1
-        elif word == "infinite":
-            values["infinite"] = True
+        elif word in ("infinite", "ponder"):
+            values[word] = True
         elif word == "searchmoves":
             moves: list[str] = []
             while i < len(tokens) and tokens[i].lower() not in _GO_WORDS:
@@ -160,7 +166,7 @@ def parse_go(tokens: Sequence[str]) -> GoLimits:
             if not moves:
                 raise TextError("syntax", "go searchmoves needs at least one move")
             values["searchmoves"] = tuple(moves)
-        elif word in ("ponder", "mate", "perft"):
+        elif word in ("mate", "perft"):
             raise TextError("syntax", f"go {word} is not supported here")
         else:
             raise TextError("syntax", f"unknown go token '{shown(tokens[i - 1])}'")
@@ -178,8 +184,8 @@ def format_go(limits: GoLimits, proto: str = "uci") -> str:
         value = getattr(limits, f.name)
         if value is None or value is False:
             continue
-        if f.name == "infinite":
-            parts.append("infinite")
+        if f.name in ("infinite", "ponder"):
+            parts.append(f.name)
         elif f.name == "searchmoves":
             parts += ["searchmoves", *value]
         else:

@@ -18,7 +18,7 @@ every leaf (measured: about 3x faster than through ``stones()``/``destinations()
 
 from __future__ import annotations
 
-from zengine.engine.zhadu import FULL, SETUP_PLIES, WIN_KINDS, ZhaduState
+from zengine.engine.zhadu_core import FULL, SETUP_PLIES, WIN_KINDS, ZhaduCore
 
 #: Capturing a winning stone next move: certain unless the game ends first.
 WIN_NEXT = 20_000
@@ -52,7 +52,7 @@ TUNED_WEIGHTS: tuple[tuple[str, int | None], ...] = (
 )
 
 
-def evaluate(state: ZhaduState) -> int:
+def evaluate(state: ZhaduCore) -> int:
     """Winning targets, threats, material and mobility for the side to move."""
     us = state.stm
     occ = state.occ

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from zengine import DISTRIBUTION
 from zengine.engine.facade import (
     BadOptionSyntax,
     BadOptionValue,
@@ -173,10 +174,18 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         ("go",),
         "go",
-        "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]\n   [searchmoves <m>...] [infinite]",
+        "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]\n   [searchmoves <m>...] [infinite] [ponder]",
         "search; info lines, then bestmove",
     ),
     Command(("stop",), "stop", "stop", "end the search (or perft, or bench) now", False, True),
+    Command(
+        ("ponderhit",),
+        "ponderhit",
+        "ponderhit",
+        "the move pondered on was played: search on the go's clock",
+        False,
+        True,
+    ),
     Command(
         ("perft",),
         "perft",
@@ -223,7 +232,7 @@ HELP_COLUMN = 38
 def version() -> str:
     """The installed package's version."""
     try:
-        return importlib.metadata.version("zengine")
+        return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
 
@@ -231,7 +240,7 @@ def version() -> str:
 def author() -> str:
     """The installed package's author."""
     try:
-        authors = importlib.metadata.metadata("zengine").get_all("Author") or []
+        authors = importlib.metadata.metadata(DISTRIBUTION).get_all("Author") or []
     except importlib.metadata.PackageNotFoundError:
         authors = []
     return authors[0] if authors else "zengine developers"
@@ -440,7 +449,9 @@ class Session:
             answers: dict[str, Callable[[], str]] = {
                 "gameover": lambda: "true" if engine.is_over() else "false",
                 "p1turn": lambda: "true" if engine.side_to_move() == "p1" else "false",
-                "result": engine.result,
+                # With no position, a drawn finished game: a runner that ends a game only on
+                # a result would loop on `none` (docs/protocol.md, "No position").
+                "result": lambda: engine.result() if engine.has_position else "draw",
                 "fen": engine.position_text,
             }
             if what not in answers:
@@ -466,10 +477,15 @@ class Session:
         self.emit(info.format())
 
     def _bestmove(self, best: str | None) -> None:
-        self.emit(f"bestmove {best if best is not None else '(none)'}")
+        ponder = self.engine.ponder_move
+        tail = f" ponder {ponder}" if ponder is not None and best is not None else ""
+        self.emit(f"bestmove {best if best is not None else '(none)'}{tail}")
 
     def stop(self, args: list[str]) -> None:
         self.engine.stop()
+
+    def ponderhit(self, args: list[str]) -> None:
+        self.engine.ponderhit()
 
     def perft(self, args: list[str]) -> None:
         """``perft N``: counted in the background like a search; a row per move as it is

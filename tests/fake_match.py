@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,13 @@ EASY = ("--each", "depth=1")
 #: (before a game, after a stall), a move without a clock, past its clock. Its start (the
 #: wait for uciok, which a sound process start must meet) keeps the generous default.
 X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
+
+
+def unique(word: str) -> str:
+    """A process marker for one test of one run: ``word`` and a random suffix. A name built
+    from ``tmp_path.name`` is the same in every run, and a run of the suite from another
+    checkout at the same time would find this one's processes (or this one its)."""
+    return f"{word}-{uuid.uuid4().hex}"
 
 
 def fake(*args: str) -> str:

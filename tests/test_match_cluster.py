@@ -233,8 +233,8 @@ def test_without_dask_one_line_says_how_to_install(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert (
-        done.stderr
-        == "zengine match: error: --cluster needs Dask (distributed): pip install 'zengine[cluster]'\n"
+        done.stderr == "zengine match: error: --cluster needs Dask (distributed):"
+        " pip install '.[cluster]' in zengine's source folder\n"
     )
 
 

@@ -15,8 +15,8 @@ import sys
 import pytest
 from fake_match import DATA, EASY, FAKE, X_DEADLINES, children, fake, pair, run, running
 
-from zengine.tools.referee.config import parse_command_line
 from zengine.tools.referee.match import run_match
+from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.runner import ExitReason
 from zengine.tools.referee.schedule import match_schedule
 from zengine.tools.referee.terminations import Termination

@@ -9,6 +9,7 @@ import time
 import pytest
 from test_protocol_helpers import Script
 
+from zengine import DISTRIBUTION
 from zengine.engine import facade
 from zengine.engine.game import legal_moves_text
 from zengine.engine.perft import divide
@@ -30,6 +31,7 @@ OPTION_LINES = [
     "option name Threads type spin default 1 min 1 max 1",
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Seed type spin default 0 min 0 max 2147483647",
+    "option name Ponder type check default false",
     "option name TablePath type string default <empty>",
 ]
 
@@ -41,7 +43,7 @@ def script() -> Script:
 
 @pytest.mark.parametrize("word,ok", [("uci", "uciok"), ("ugi", "ugiok"), ("UCI", "uciok")])
 def test_handshake_lists_exactly_the_options(script: Script, word: str, ok: str) -> None:
-    version = importlib.metadata.version("zengine")
+    version = importlib.metadata.version(DISTRIBUTION)
     reply = script.send(word)
     assert reply[0] == f"id name zengine {version}"
     assert reply[1].startswith("id author ") and len(reply[1]) > len("id author ")
@@ -133,7 +135,6 @@ ERRORS = [
     ([], "setoption name Seed value -1", "bad-value"),
     ([], "setoption name Zhadu Quiet value 100001", "bad-value"),
     ([], "setoption name UCI_Variant value chess", "bad-value"),
-    ([], "setoption name Ponder value true", "unknown-option"),
     ([], "position", "syntax"),
     ([], "position startpos extra", "syntax"),
     ([], "position fen", "syntax"),
@@ -168,7 +169,8 @@ ERRORS = [
     ([], "query fen now", "syntax"),
     ([], "query islegal", "syntax"),
     ([], "query islegal a1xa2 b2xb1", "syntax"),
-    ([], "go ponder", "syntax"),
+    ([], "go ponder ponder x", "syntax"),
+    ([], "setoption name Ponder value yes", "bad-value"),
     ([], "go mate 3", "syntax"),
     ([], "go depth", "syntax"),
     ([], "go depth x", "syntax"),
@@ -361,7 +363,7 @@ def test_a_failed_position_leaves_no_position(script: Script, failing: str) -> N
     ) == [
         "no position",
         "response true",
-        "response none",
+        "response draw",
         "response true",
         NO_POSITION,
         NO_POSITION,
@@ -445,7 +447,7 @@ def test_a_runner_that_ignores_errors_stops_at_once(script: Script) -> None:
         reply = script.search("go depth 1")
         moves.append(reply[-1].split()[1])
     assert rounds == 1
-    assert script.send("query result") == ["response none"]
+    assert script.send("query result") == ["response draw"]
 
 
 def test_move_is_all_or_none(script: Script) -> None:

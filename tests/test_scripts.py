@@ -395,3 +395,12 @@ def test_strength_vs_baseline_caps_concurrency_as_the_referee() -> None:
 
     script = (ROOT / "scripts" / "strength-vs-baseline").read_text()
     assert f"$concurrency -le {MAX_CONCURRENCY} ]]" in script
+
+
+def test_compare_builds_refuses_a_limit_folder_without_the_program(tmp_path: Path) -> None:
+    done = _compare_builds("--limit", str(tmp_path), f"a={sys.executable}")
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"compare_builds.py: error: --limit: no program {tmp_path}/zola_perft "
+        f"(make it with make -C {tmp_path})\n"
+    )

@@ -471,7 +471,8 @@ def test_the_referee_ends_a_game_at_a_table_position(folder: Path, tmp_path: Pat
 
 
 def test_the_referee_refuses_a_bad_table_folder(tmp_path: Path) -> None:
-    from zengine.tools.referee.config import ConfigError, parse_command_line
+    from zengine.tools.referee.config import ConfigError
+    from zengine.tools.referee.options import parse_command_line
 
     with pytest.raises(ConfigError, match="--tables: no such folder"):
         parse_command_line(["--each", "depth=1", "--tables", str(tmp_path / "missing")])

@@ -54,7 +54,7 @@ def test_random_limits_round_trip() -> None:
         for f in fields(GoLimits):
             if rng.random() < 0.5:
                 continue
-            if f.name == "infinite":
+            if f.name in ("infinite", "ponder"):
                 values[f.name] = True
             elif f.name == "searchmoves":
                 values[f.name] = tuple(f"m{i}" for i in range(rng.randint(1, 3)))
@@ -85,7 +85,6 @@ def test_parse_go_spellings_and_clocks() -> None:
         ("movetime -1", "bad-value"),
         ("movetime ١٠٠", "syntax"),
         ("movetime １００", "syntax"),
-        ("ponder", "syntax"),
         ("mate 3", "syntax"),
         ("searchmoves", "syntax"),
         ("bogus 3", "syntax"),

@@ -33,6 +33,7 @@ from zengine.engine.parallel import parallel_map
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules
+from zengine.tools.referee.folder import GAMES_FILE
 from zengine.tools.referee.records import GameRecord, RecordsError, read_games
 from zengine.tools.referee.schedule import OpeningError, parse_opening_line, random_opening
 from zengine.tools.referee.terminations import Termination
@@ -286,9 +287,9 @@ def records_command(variant: str, out: str, paths: tuple[str, ...]) -> None:
     try:
         with open(out, "w", encoding="utf-8") as f:
             for path in paths:
-                jsonl = os.path.join(path, "games.jsonl") if os.path.isdir(path) else path
+                jsonl = os.path.join(path, GAMES_FILE) if os.path.isdir(path) else path
                 if not os.path.exists(jsonl):
-                    raise click.ClickException(f"{path}: no games.jsonl (not a match folder)")
+                    raise click.ClickException(f"{path}: no {GAMES_FILE} (not a match folder)")
                 try:
                     records = read_games(jsonl)
                 except RecordsError as exc:

@@ -3,45 +3,53 @@
 The page (``DIR/report.html``) shows the standings, the cross table, Elo with its 95% interval,
 the terminations, the score and Elo over the course of the match as charts, and every game with
 a board to step through move by move. Everything is inline (CSS, script, SVG): the file opens
-offline, can be mailed, and shows the same anywhere.
+offline, can be mailed, and shows the same anywhere. The style, the script and the viewer's
+markup are files of this package (``report.css``, ``report.js``, ``viewer.html``), read and
+inlined into each page.
 
-The report never names a game: it asks the registry for the rules of a record's variant and
-lets each position draw itself (``State.svg``). Pictures are large (a Zhadu board is ~24 kB of
-SVG in ~200 lines) and a ply changes only a few lines, so every distinct line is stored once in
-a table shared by the whole page, and each ply is a flat list of runs ``first, count, first,
-count, ...`` of that table; the page joins the lines back into the exact ``State.svg`` text
-(measured: 0.5 kB a Zhadu ply instead of 24 kB). Drawing takes time too (5-13 ms a picture),
+The games are read through :mod:`tools.referee.records` and counted by the referee's own
+counters (:mod:`tools.referee.tally`, :mod:`tools.referee.stats`), so the page and the
+referee's summary agree.
+
+The report never names a game: each position draws itself (:mod:`tools.pictures.boards`, which
+also says how the page stores its pictures compactly). Drawing takes time (5-13 ms a picture),
 so only the first ``--boards`` games get boards; the others list their moves with a note.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import click
 
 from zengine.cli import fail
-from zengine.engine.game import GameError, MoveError, Rules
-from zengine.engine.svg import escape, number
-from zengine.engine.text import printable
-from zengine.engine.variants import make_rules
+from zengine.engine.game import GameError
+from zengine.engine.text import printable, writable
+from zengine.engine.values import Result
+from zengine.tools.pictures.boards import BOARD_SIZE, Board, BoardMaker, rules_of
+from zengine.tools.pictures.chart import Axis, Series, chart, nice_step
 from zengine.tools.referee import stats
+from zengine.tools.referee.folder import CONFIG_FILE, GAMES_FILE, REPORT_FILE, SUMMARY_FILE
+from zengine.tools.referee.records import (
+    RecordError,
+    RecordsError,
+    json_value,
+    read_bytes,
+    read_record_objects,
+)
 from zengine.tools.referee.stats import EloEstimate
-
-#: The files ``zengine match --out DIR`` writes that the report reads, and the one it writes.
-CONFIG_FILE = "config.json"
-GAMES_FILE = "games.jsonl"
-SUMMARY_FILE = "summary.json"
-REPORT_FILE = "report.html"
+from zengine.tools.referee.tally import MatchTally
 
 #: Games that get a board by default; later ones list their moves only (``--boards`` changes
 #: this). Measured on a loaded 2-core machine: a 200-game Zhadu match (33 plies a game) with
@@ -52,10 +60,6 @@ DEFAULT_BOARDS = 100
 #: 14,000-ply game (a referee test's opening line) took 56 s of processor time to report.
 #: Games of both games end far sooner; a few hundred plies draw in about a second.
 MAX_DRAWN_PLIES = 1000
-#: Width in pixels the pictures are drawn at (the page scales them to fit).
-BOARD_SIZE = 480
-#: A record's result text -> score of p1.
-RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 #: Line colours of the engines in the charts (colour-blind-safe, after Okabe and Ito).
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
 
@@ -74,8 +78,8 @@ class Game:
     id: int
     p1: str
     p2: str
-    #: ``1-0``, ``0-1`` or ``1/2-1/2``; None if the record has no readable result.
-    result: str | None
+    #: None if the record has no readable result.
+    result: Result | None
     termination: str
     reason: str
     variant: str
@@ -95,13 +99,6 @@ class Game:
     #: Round and pair: the two games of one opening with colours swapped (None if unknown).
     pair: tuple[Any, ...] | None
     notes: list[str] = field(default_factory=list)
-
-    def score(self, name: str) -> float | None:
-        """The score (1, 1/2, 0) of the engine ``name`` in this game; None without a result."""
-        if self.result is None:
-            return None
-        p1 = RESULTS[self.result]
-        return p1 if name == self.p1 else 1.0 - p1
 
 
 @dataclass
@@ -145,10 +142,13 @@ def _moves(record: dict[str, Any], key: str, notes: list[str]) -> list[str]:
 def game_of(record: dict[str, Any]) -> Game:
     """A game from one JSON record (a dict with an int ``id``); never raises."""
     notes: list[str] = []
-    result = record.get("result")
-    if not isinstance(result, str) or result not in RESULTS:
-        notes.append(f"no readable result ({result!r}): left out of the standings")
+    text = record.get("result")
+    try:
+        result: Result | None = Result.from_pgn(text) if isinstance(text, str) else None
+    except ValueError:
         result = None
+    if result is None:
+        notes.append(f"no readable result ({text!r}): left out of the standings")
     book = _moves(record, "opening_moves", notes)
     moves = _moves(record, "moves", notes)
     side = _opt_int(record.get("start_side"))
@@ -184,55 +184,34 @@ def game_of(record: dict[str, Any]) -> Game:
 def _read_json(path: Path, notes: list[str]) -> dict[str, Any]:
     """A JSON object file, or {} with a note if it is missing or damaged."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except FileNotFoundError:
-        notes.append(f"{path.name} is missing")
+        data = read_bytes(str(path))
+        if data is None:
+            notes.append(f"{path.name} is missing")
+            return {}
+        value = json_value(data)
+    except (RecordsError, RecordError) as exc:
+        notes.append(f"{path.name} is unreadable ({exc})")
         return {}
-    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: absurd nesting
-        notes.append(f"{path.name} is unreadable ({exc.__class__.__name__})")
-        return {}
-    if not isinstance(data, dict):
+    if not isinstance(value, dict):
         notes.append(f"{path.name} is unreadable (not a JSON object)")
         return {}
-    return data
+    return value
 
 
 def read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
-    """The game records of a JSON-lines file in file order (the order games finished in).
-
-    A line that is no JSON object with an int ``id`` (a crash mid-write, damage) and a second
-    record of one id are left out, each kind counted in a note.
-    """
+    """The game records of a JSON-lines file in file order (the order games finished in),
+    read by :func:`records.read_record_objects`: the lines it leaves out are counted in notes.
+    Raises :class:`ReportError` if the file cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
-    records: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    bad = repeated = 0
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # RecursionError: absurd nesting
-            bad += 1
-            continue
-        if not isinstance(record, dict) or _opt_int(record.get("id")) is None:
-            bad += 1
-            continue
-        if record["id"] in seen:
-            repeated += 1
-            continue
-        seen.add(record["id"])
-        records.append(record)
-    if bad:
-        notes.append(f"{bad} line{'s' if bad > 1 else ''} of {path.name} could not be read")
-    if repeated:
-        notes.append(f"{repeated} repeated game id{'s' if repeated > 1 else ''} left out")
-    return records
+        read = read_record_objects(str(path))
+    except RecordsError as exc:
+        raise ReportError(f"cannot read {exc}") from None
+    if read.damaged:
+        s = "s" if read.damaged > 1 else ""
+        notes.append(f"{read.damaged} line{s} of {path.name} could not be read")
+    if read.repeated:
+        notes.append(f"{read.repeated} repeated game id{'s' if read.repeated > 1 else ''} left out")
+    return read.objects
 
 
 def load_match(directory: Path) -> Match:
@@ -264,55 +243,20 @@ def load_match(directory: Path) -> Match:
 # --- statistics ---------------------------------------------------------------------------------
 
 
-class EloTally:
-    """One engine's pairs, fed game by game (for the standings and the chart): the Elo is the
-    referee's own regularised estimate (:func:`stats.elo_estimate`) of the pentanomial counts,
-    so the report and the summary agree."""
-
-    def __init__(self) -> None:
-        self.open: dict[tuple[Any, ...], float] = {}
-        self.penta = [0, 0, 0, 0, 0]
-
-    def add(self, game: Game, score: float) -> None:
-        """Count one game: a paired game waits for its partner; a game without a pair (records
-        of other tools) counts as a pair of two such results."""
-        if game.pair is not None:
-            key = (*game.pair, frozenset((game.p1, game.p2)))
-            if key not in self.open:
-                self.open[key] = score
-                return
-            pair_score = self.open.pop(key) + score
-        else:
-            pair_score = 2 * score
-        self.penta[round(pair_score * 2)] += 1
-
-    def estimate(self) -> EloEstimate | None:
-        return stats.elo_estimate(self.penta)
-
-
 @dataclass
 class Standing:
-    """One engine's line of the standings."""
+    """One engine's line of the standings: its results as P1 and as P2, and its Elo against
+    its opponents (the referee's regularised estimate of its pairs, so the report and the
+    summary agree)."""
 
     name: str
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    #: Per colour: ``[wins, draws, losses]`` as p1 and as p2.
-    sides: tuple[list[int], list[int]] = field(default_factory=lambda: ([0, 0, 0], [0, 0, 0]))
-    elo: EloEstimate | None = None
+    as_p1: stats.WDL
+    as_p2: stats.WDL
+    elo: EloEstimate | None
 
     @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def points(self) -> float:
-        return self.wins + self.draws / 2
-
-
-def _wdl_index(score: float) -> int:
-    return 0 if score == 1.0 else 1 if score == 0.5 else 2
+    def wdl(self) -> stats.WDL:
+        return self.as_p1 + self.as_p2
 
 
 def scored(games: Iterable[Game]) -> list[Game]:
@@ -320,38 +264,41 @@ def scored(games: Iterable[Game]) -> list[Game]:
     return [g for g in games if g.result is not None]
 
 
+def count(tally: MatchTally, numbers: dict[str, int], game: Game) -> None:
+    """Count a game with a result in ``tally``, its engines numbered by ``numbers``."""
+    assert game.result is not None
+    p1_score = stats.game_score(game.result, 0)
+    tally.add_score(numbers[game.p1], numbers[game.p2], p1_score, game.pair)
+
+
+def tally_of(match: Match) -> MatchTally:
+    """The counters of the match's games (engines numbered as in ``match.engines``)."""
+    tally = MatchTally(len(match.engines))
+    numbers = {name: i for i, name in enumerate(match.engines)}
+    for game in scored(match.games):
+        count(tally, numbers, game)
+    return tally
+
+
 def standings(match: Match) -> list[Standing]:
     """Every engine's results, best first (points, then fewer games, then name)."""
-    table = {name: Standing(name) for name in match.engines}
-    tallies = {name: EloTally() for name in match.engines}
-    for game in scored(match.games):
-        for side, name in enumerate((game.p1, game.p2)):
-            score = game.score(name)
-            assert score is not None
-            line = table[name]
-            index = _wdl_index(score)
-            if index == 0:
-                line.wins += 1
-            elif index == 1:
-                line.draws += 1
-            else:
-                line.losses += 1
-            line.sides[side][index] += 1
-            tallies[name].add(game, score)
-    for name, line in table.items():
-        line.elo = tallies[name].estimate()
-    return sorted(table.values(), key=lambda s: (-s.points, s.games, s.name))
+    tally = tally_of(match)
+    table = [
+        Standing(name, tally.as_p1[i], tally.as_p2[i], stats.elo_estimate(tally.pentanomial_of(i)))
+        for i, name in enumerate(match.engines)
+    ]
+    return sorted(table, key=lambda s: (-s.wdl.points, s.wdl.games, s.name))
 
 
 def cross_table(match: Match) -> dict[tuple[str, str], tuple[float, int]]:
     """``(row, column) -> (points of row against column, games)`` for engines that met."""
+    names = match.engines
     cells: dict[tuple[str, str], tuple[float, int]] = {}
-    for game in scored(match.games):
-        for name, other in ((game.p1, game.p2), (game.p2, game.p1)):
-            points, count = cells.get((name, other), (0.0, 0))
-            score = game.score(name)
-            assert score is not None
-            cells[(name, other)] = (points + score, count + 1)
+    for (a, b), encounter in tally_of(match).encounters.items():
+        wdl = encounter.wdl
+        if a != b:
+            cells[(names[a], names[b])] = (wdl.points, wdl.games)
+            cells[(names[b], names[a])] = (wdl.games - wdl.points, wdl.games)
     return cells
 
 
@@ -368,129 +315,19 @@ class Course:
 def course(match: Match) -> Course:
     """The score and Elo of every engine over the course of the match."""
     games = scored(match.games)
-    points = dict.fromkeys(match.engines, 0.0)
-    played = dict.fromkeys(match.engines, 0)
-    tallies = {name: EloTally() for name in match.engines}
+    tally = MatchTally(len(match.engines))
+    numbers = {name: i for i, name in enumerate(match.engines)}
     score: dict[str, list[tuple[int, float]]] = {name: [] for name in match.engines}
     elo: dict[str, list[tuple[int, EloEstimate]]] = {name: [] for name in match.engines}
     for x, game in enumerate(games, 1):
+        count(tally, numbers, game)
         for name in (game.p1, game.p2):
-            value = game.score(name)
-            assert value is not None
-            points[name] += value
-            played[name] += 1
-            tallies[name].add(game, value)
-            score[name].append((x, points[name] / played[name]))
-            estimate = tallies[name].estimate()
+            wdl = tally.wdl(numbers[name])
+            score[name].append((x, wdl.points / wdl.games))
+            estimate = stats.elo_estimate(tally.pentanomial_of(numbers[name]))
             if estimate is not None:
                 elo[name].append((x, estimate))
     return Course(score, elo, len(games))
-
-
-# --- boards -------------------------------------------------------------------------------------
-
-
-class LineTable:
-    """Every distinct line of every picture, once; a picture is a list of runs of it."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._ids: dict[str, int] = {}
-
-    def runs(self, picture: str) -> list[int]:
-        """The picture as runs of table lines, flat: ``[first, count, first, count, ...]``."""
-        out: list[int] = []
-        for line in picture.split("\n"):
-            index = self._ids.get(line)
-            if index is None:
-                index = self._ids[line] = len(self.lines)
-                self.lines.append(line)
-            if out and out[-2] + out[-1] == index:
-                out[-1] += 1
-            else:
-                out += [index, 1]
-        return out
-
-    def picture(self, runs: Sequence[int]) -> str:
-        """The text of a picture from its runs (what the page's script does)."""
-        return "\n".join(
-            self.lines[i]
-            for first, count in zip(runs[::2], runs[1::2])
-            for i in range(first, first + count)
-        )
-
-
-def rules_of(game: Game) -> Rules:
-    """The rules a record was played under: its variant text (``zhadu links full quiet 100``:
-    a game and its rule options), else its variant name; raises :class:`GameError`."""
-    words = game.variant.split()
-    if words and len(words) % 2 == 1:
-        try:
-            return make_rules(words[0], dict(zip(words[1::2], words[2::2])))
-        except GameError:
-            if not game.variant_name:
-                raise
-    return make_rules(game.variant_name or game.variant)
-
-
-@dataclass
-class Board:
-    """A game's positions: one picture (runs of the line table) per ply, from the start."""
-
-    pictures: list[list[int]]
-    positions: list[str]
-    #: Side to move (0 = p1) before each move.
-    movers: list[int]
-    side_names: tuple[str, str]
-
-
-class BoardMaker:
-    """Draws games ply by ply into one line table.
-
-    Paired games often repeat each other (deterministic engines at a fixed depth), and games
-    share openings, so pictures are cached by the game's moves so far: a prefix already drawn
-    is not drawn again.
-    """
-
-    def __init__(self, size: int = BOARD_SIZE) -> None:
-        self.size = size
-        self.table = LineTable()
-        self._nodes: dict[tuple[Any, ...], int] = {}
-        self._pictures: list[list[int]] = []
-
-    def draw(self, game: Game) -> Board:
-        """Every position of the game; raises :class:`GameError` for an unknown variant, a bad
-        start position or a move that cannot be played."""
-        rules = rules_of(game)
-        state = rules.parse_position(game.start_fen) if game.start_fen else rules.start()
-        texts = game.book + game.moves
-        moves: list[int] = []
-        movers: list[int] = []
-        for number_, text in enumerate(texts, 1):
-            try:
-                move = state.parse_move(text)
-            except MoveError as exc:
-                raise type(exc)(f"ply {number_} '{text}': {exc}") from None
-            movers.append(state.side_to_move)
-            moves.append(move)
-            state.play(move)
-        for _ in moves:
-            state.undo()
-        node = self._node(("start", rules.describe(), state.position_text()), state, None)
-        pictures, positions = [self._pictures[node]], [state.position_text()]
-        for text, move in zip(texts, moves):
-            state.play(move)
-            node = self._node((node, text), state, move)
-            pictures.append(self._pictures[node])
-            positions.append(state.position_text())
-        return Board(pictures, positions, movers, rules.player_names)
-
-    def _node(self, key: tuple[Any, ...], state: Any, move: int | None) -> int:
-        node = self._nodes.get(key)
-        if node is None:
-            node = self._nodes[key] = len(self._pictures)
-            self._pictures.append(self.table.runs(state.svg(self.size, move)))
-        return node
 
 
 # --- the page -----------------------------------------------------------------------------------
@@ -500,135 +337,21 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def format_elo(value: float) -> str:
-    """Elo as a signed whole number (``+12``, ``-inf``; never ``-0``)."""
-    if math.isinf(value):
-        return "+inf" if value > 0 else "\u2212inf"
-    text = f"{round(value) + 0:+d}"
-    return text.replace("-", "\u2212")
+#: Elo as the page writes it: whole numbers, always signed, with a true minus sign (``+70``,
+#: ``\u221229``, ``+inf``).
+page_elo = functools.partial(stats.format_elo, decimals=0, signed=True, minus="\u2212")
 
 
 def elo_text(estimate: EloEstimate | None) -> str:
     """``+70 [-29, +184]`` as HTML; a dash without an estimate."""
     if estimate is None:
         return "\u2013"
-    return f"{format_elo(estimate.elo)} <small>[{format_elo(estimate.low)}, {format_elo(estimate.high)}]</small>"
+    return f"{page_elo(estimate.elo)} <small>[{page_elo(estimate.low)}, {page_elo(estimate.high)}]</small>"
 
 
 def points_text(points: float) -> str:
     """``3``, ``2.5``: points without a needless ``.0``."""
     return f"{points:g}"
-
-
-def _nice_step(span: float, most: int) -> float:
-    """A round tick step (1, 2 or 5 times a power of ten) giving at most ``most`` ticks."""
-    raw = max(span / most, 1e-9)
-    power = 10 ** math.floor(math.log10(raw))
-    for factor in (1, 2, 5, 10):
-        if factor * power >= raw:
-            return factor * power
-    return 10 * power
-
-
-@dataclass
-class Series:
-    """One engine's line in a chart, with an optional band (``x, low, high``) under it."""
-
-    name: str
-    colour: str
-    points: Sequence[tuple[float, float]]
-    band: Sequence[tuple[float, float, float]] = ()
-
-
-@dataclass(frozen=True)
-class Axis:
-    """A chart's y axis: its name, range (values are clipped to it), tick step and labels,
-    and where the dashed reference line goes (50%, Elo 0)."""
-
-    name: str
-    low: float
-    high: float
-    step: float
-    label: Callable[[float], str]
-    reference: float
-
-
-def chart(title: str, series: list[Series], games: int, axis: Axis) -> str:
-    """A line chart as inline SVG: games played on x, ``axis`` on y, a legend of the series
-    in rows under the title, a shaded band per series where it has one."""
-    width, height = 560.0, 320.0
-    left, right, bottom = 64.0, 16.0, 44.0
-    legend: list[str] = []
-    x, y = left, 40.0
-    for s in series:
-        room = 34 + 7.2 * len(s.name)
-        if x + room > width - right and x > left:
-            x, y = left, y + 18
-        legend.append(
-            f'<line x1="{number(x)}" x2="{number(x + 18)}" y1="{number(y - 4)}" '
-            f'y2="{number(y - 4)}" stroke="{s.colour}" stroke-width="3"/>'
-            f'<text class="legend" x="{number(x + 24)}" y="{number(y)}">{escape(s.name)}</text>'
-        )
-        x += room
-    top = y + 14
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def px(value: float) -> float:
-        return left + (value / max(games, 1)) * plot_w
-
-    def py(value: float) -> float:
-        value = min(max(value, axis.low), axis.high)
-        return top + (axis.high - value) / (axis.high - axis.low) * plot_h
-
-    parts = [
-        f'<text class="chart-title" x="{number(left)}" y="18">{escape(title)}</text>',
-        *legend,
-        f'<rect class="plot" x="{number(left)}" y="{number(top)}" width="{number(plot_w)}" '
-        f'height="{number(plot_h)}"/>',
-    ]
-    for i in range(round((axis.high - axis.low) / axis.step) + 1):
-        value = axis.low + i * axis.step
-        parts.append(
-            f'<line class="gridline" x1="{number(left)}" x2="{number(left + plot_w)}" '
-            f'y1="{number(py(value))}" y2="{number(py(value))}"/>'
-            f'<text class="tick" x="{number(left - 6)}" y="{number(py(value) + 4)}" '
-            f'text-anchor="end">{escape(axis.label(value))}</text>'
-        )
-    step = max(1, round(_nice_step(games, 8)))
-    for value in range(0, games + 1, step):
-        parts.append(
-            f'<line class="axis" x1="{number(px(value))}" x2="{number(px(value))}" '
-            f'y1="{number(top + plot_h)}" y2="{number(top + plot_h + 4)}"/>'
-            f'<text class="tick" x="{number(px(value))}" y="{number(top + plot_h + 17)}" '
-            f'text-anchor="middle">{value}</text>'
-        )
-    middle = top + plot_h / 2
-    parts += [
-        f'<text class="axis-label" x="{number(left + plot_w / 2)}" y="{number(height - 6)}" '
-        'text-anchor="middle">games played</text>',
-        f'<text class="axis-label" x="14" y="{number(middle)}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {number(middle)})">{escape(axis.name)}</text>',
-        f'<line class="reference" x1="{number(left)}" x2="{number(left + plot_w)}" '
-        f'y1="{number(py(axis.reference))}" y2="{number(py(axis.reference))}"/>',
-    ]
-    for s in series:
-        if s.band:
-            upper = " ".join(f"{number(px(x))},{number(py(hi))}" for x, _, hi in s.band)
-            lower = " ".join(f"{number(px(x))},{number(py(lo))}" for x, lo, _ in reversed(s.band))
-            parts.append(
-                f'<polygon class="band" points="{upper} {lower}" fill="{s.colour}" '
-                'fill-opacity="0.15"/>'
-            )
-        if s.points:
-            path = " ".join(f"{number(px(x))},{number(py(y))}" for x, y in s.points)
-            parts.append(
-                f'<polyline class="series" data-engine="{escape(s.name)}" points="{path}" '
-                f'stroke="{s.colour}"/>'
-            )
-    return (
-        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {number(width)} '
-        f'{number(height)}" role="img" aria-label="{escape(title)}">' + "".join(parts) + "</svg>"
-    )
 
 
 def charts(match: Match) -> str:
@@ -648,7 +371,7 @@ def charts(match: Match) -> str:
         finite += [abs(v) for _, e in data.elo[n] for v in (e.elo, e.low, e.high)]
         elo_series.append(Series(n, colours[n], points, band))
     reach = min(max(v for v in finite if not math.isinf(v)) if finite else 0.0, 800.0)
-    step = _nice_step(max(reach, 50.0), 4)
+    step = nice_step(max(reach, 50.0), 4)
     bound = step * math.ceil(max(reach, 50.0) / step)
     versus = f" against {match.engines[1]}" if len(match.engines) == 2 else " against the field"
     return chart(
@@ -660,12 +383,12 @@ def charts(match: Match) -> str:
         f"Elo{versus}, with its 95% interval",
         elo_series,
         data.games,
-        Axis("Elo", -bound, bound, step, format_elo, 0.0),
+        Axis("Elo", -bound, bound, step, page_elo, 0.0),
     )
 
 
-def _wdl(values: Sequence[int]) -> str:
-    return "\u2013".join(str(v) for v in values)
+def _wdl(wdl: stats.WDL) -> str:
+    return f"{wdl.wins}\u2013{wdl.draws}\u2013{wdl.losses}"
 
 
 def engine_settings(config: dict[str, Any]) -> dict[str, str]:
@@ -684,13 +407,14 @@ def standings_html(match: Match) -> str:
     settings = engine_settings(match.config)
     rows = []
     for rank, s in enumerate(standings(match), 1):
-        share = f"{100 * s.points / s.games:.1f}%" if s.games else "\u2013"
+        wdl = s.wdl
+        share = f"{100 * wdl.points / wdl.games:.1f}%" if wdl.games else "\u2013"
         rows.append(
             f'<tr data-engine="{_e(s.name)}"><td class="num">{rank}</td><th scope="row">{_e(s.name)}</th>'
-            f'<td class="num">{s.games}</td><td class="num strong">{points_text(s.points)}</td>'
-            f'<td class="num">{share}</td><td class="num">{s.wins}</td><td class="num">{s.draws}</td>'
-            f'<td class="num">{s.losses}</td><td class="num">{elo_text(s.elo)}</td>'
-            f'<td class="num">{_wdl(s.sides[0])}</td><td class="num">{_wdl(s.sides[1])}</td>'
+            f'<td class="num">{wdl.games}</td><td class="num strong">{points_text(wdl.points)}</td>'
+            f'<td class="num">{share}</td><td class="num">{wdl.wins}</td><td class="num">{wdl.draws}</td>'
+            f'<td class="num">{wdl.losses}</td><td class="num">{elo_text(s.elo)}</td>'
+            f'<td class="num">{_wdl(s.as_p1)}</td><td class="num">{_wdl(s.as_p2)}</td>'
             f'<td class="limits">{_e(settings.get(s.name, ""))}</td></tr>'
         )
     return (
@@ -757,7 +481,7 @@ def games_table_html(match: Match) -> str:
     rows = []
     for index, g in enumerate(match.games):
         plies = len(g.book) + len(g.moves)
-        result = g.result or "?"
+        result = g.result.pgn if g.result else "?"
         why = f"{g.termination}: {g.reason}" if g.reason else g.termination
         rows.append(
             f'<tr id="game-row-{g.id}" data-index="{index}" tabindex="0">'
@@ -796,7 +520,7 @@ def game_data(game: Game, board: Board | None, missing: str | None = None) -> di
         "id": game.id,
         "p1": game.p1,
         "p2": game.p2,
-        "result": game.result or "?",
+        "result": game.result.pgn if game.result else "?",
         "why": f"{game.termination}: {game.reason}" if game.reason else game.termination,
         "variant": game.variant or game.variant_name,
         "opening": game.opening,
@@ -868,6 +592,14 @@ def header_facts(match: Match) -> list[tuple[str, str]]:
     return facts
 
 
+@functools.cache
+def page_file(name: str) -> str:
+    """A file of the page shipped beside this module (its style ``report.css``, its script
+    ``report.js``, the board viewer's markup ``viewer.html``), inlined so that the page stays
+    one self-contained file."""
+    return resources.files("zengine.tools.pictures").joinpath(name).read_text(encoding="utf-8")
+
+
 def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -> str:
     """The whole page for a match, drawing boards for the first ``boards`` games."""
     maker = BoardMaker(size)
@@ -882,7 +614,8 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
             )
         elif drawn < boards:
             try:
-                board = maker.draw(game)
+                rules = rules_of(game.variant, game.variant_name)
+                board = maker.draw(rules, game.start_fen, game.book + game.moves)
                 drawn += 1
             except GameError as exc:
                 missing = str(exc)
@@ -909,6 +642,7 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
         else ""
     )
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    viewer = page_file("viewer.html").removesuffix("\n")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -916,7 +650,8 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="zengine report">
 <title>{_e(event)}: {_e(title)}</title>
-<style>{CSS}</style>
+<style>
+{page_file("report.css")}</style>
 </head>
 <body>
 <header class="page-head">
@@ -934,14 +669,15 @@ def render(match: Match, boards: int = DEFAULT_BOARDS, size: int = BOARD_SIZE) -
 <section class="card" id="course"><h2>Course of the match</h2><div class="charts">{charts(match)}</div></section>
 <section class="card" id="games"><h2>Games</h2>
 <noscript><p class="note">The board viewer needs JavaScript; the games are listed below.</p></noscript>
-{VIEWER if match.games else '<p class="empty">No games yet.</p>'}
+{viewer if match.games else '<p class="empty">No games yet.</p>'}
 {board_note}
 {games_table_html(match)}
 </section>
 </main>
-<footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(match.directory.name or match.directory)}</code>. Keys (while the board is on screen): \u2190 \u2192 step, Home/End first/last, p/n previous/next game.</footer>
+<footer>Written by <code>zengine report</code> on {stamp} from <code>{_e(writable(str(match.directory.name or match.directory)))}</code>. Keys (while the board is on screen): \u2190 \u2192 step, Home/End first/last, p/n previous/next game.</footer>
 <script type="application/json" id="report-data">{data}</script>
-<script>{SCRIPT}</script>
+<script>
+{page_file("report.js")}</script>
 </body>
 </html>
 """
@@ -962,7 +698,9 @@ def save(match: Match, boards: int = DEFAULT_BOARDS) -> Path:
     path = match.directory / REPORT_FILE
     tmp = match.directory / (REPORT_FILE + ".tmp")
     try:
-        tmp.write_text(page, encoding="utf-8")
+        # Every text of the page is checked as it is read; should one still hold a lone
+        # surrogate, it is written as '?' rather than leave the match without a page.
+        tmp.write_bytes(page.encode("utf-8", errors="replace"))
         os.replace(tmp, path)
     except OSError as exc:
         raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -993,287 +731,3 @@ def report_command(directory: Path, boards: int) -> None:
         click.echo(f"note: {note}", err=True)
     size = path.stat().st_size
     click.echo(f"{path} ({size / 1e6:.1f} MB)" if size >= 1e5 else f"{path} ({size // 1000} kB)")
-
-
-# --- the page's style and script ----------------------------------------------------------------
-
-VIEWER = """<div id="viewer" class="viewer" data-game="" data-ply="">
-<div class="viewer-head">
-<button type="button" id="prev-game" title="Previous game (p)" aria-label="Previous game">\u2039</button>
-<div class="game-title"><div id="game-title"></div><div id="game-sub" class="sub"></div></div>
-<button type="button" id="next-game" title="Next game (n)" aria-label="Next game">\u203a</button>
-</div>
-<div class="viewer-body">
-<div class="board-col">
-<div id="board" class="board" aria-live="polite"></div>
-<div id="no-board" class="no-board" hidden></div>
-<div class="controls">
-<button type="button" id="first" title="Start (Home)" aria-label="First position"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 3h2v10H3zM13 3v10L6 8z"/></svg></button>
-<button type="button" id="prev" title="Previous move (\u2190)" aria-label="Previous move"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M12 3v10L4 8z"/></svg></button>
-<span id="ply-label" class="ply-label"></span>
-<button type="button" id="next" title="Next move (\u2192)" aria-label="Next move"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 3v10l8-5z"/></svg></button>
-<button type="button" id="last" title="End (End)" aria-label="Last position"><svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3h2v10h-2zM3 3v10l7-5z"/></svg></button>
-</div>
-<div id="position" class="position"></div>
-<ul id="game-notes" class="game-notes"></ul>
-</div>
-<div class="moves-col">
-<table id="moves"><thead><tr><th class="num">No.</th><th>Side</th><th>Move</th>
-<th class="num" title="Score from the mover's view / search depth">Score/depth</th><th class="num">Time</th></tr></thead>
-<tbody id="move-list"></tbody></table>
-</div>
-</div>
-</div>"""
-
-CSS = """
-:root { --ink: #1d2430; --muted: #5d6878; --line: #dfe3ea; --card: #ffffff; --bg: #f3f5f8;
-  --accent: #0b62c4; --accent-soft: #e3eefb; --book: #8a93a3; }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--ink);
-  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; }
-code { font: 13px/1.3 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
-.page-head { padding: 22px 32px 14px; background: #17202e; color: #fff; }
-.page-head h1 { margin: 0 0 10px; font-size: 24px; font-weight: 650; }
-.page-head .versus { font-weight: 400; color: #aac4e6; margin-left: 10px; }
-.facts { display: flex; flex-wrap: wrap; gap: 6px 26px; margin: 0; }
-.facts div { display: flex; gap: 6px; }
-.facts dt { color: #93a3ba; }
-.facts dd { margin: 0; }
-main { max-width: 1320px; margin: 0 auto; padding: 18px 24px 8px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 18px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
-  padding: 14px 18px 16px; margin-bottom: 18px; overflow-x: auto; }
-.grid .card { margin-bottom: 0; }
-.grid { margin-bottom: 18px; align-items: start; }
-h2 { font-size: 17px; margin: 0 0 10px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { padding: 5px 8px; text-align: left; border-bottom: 1px solid var(--line); white-space: nowrap; }
-thead th { font-size: 12.5px; color: var(--muted); font-weight: 600; border-bottom: 2px solid var(--line); }
-tbody th { font-weight: 600; }
-td.wrap { white-space: normal; }
-td.limits { color: var(--muted); font-size: 13px; }
-.badge { display: inline-block; margin-left: 8px; padding: 0 8px; border-radius: 6px;
-  background: #17202e; color: #fff; font-size: 15px; }
-.num { text-align: right; font-variant-numeric: tabular-nums; }
-.strong { font-weight: 700; }
-td small, th small { color: var(--muted); font-weight: 400; }
-td.self { text-align: center; color: #b7bec9; background: #f7f8fa; }
-.hint { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
-.empty { color: var(--muted); font-style: italic; }
-.notes { background: #fff7e0; border-color: #f1d48a; }
-.notes ul { margin: 0; padding-left: 20px; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 18px; }
-.chart { width: 100%; height: auto; font-family: system-ui, "DejaVu Sans", Arial, sans-serif; }
-.chart .plot { fill: #fbfcfd; stroke: #c9d0da; }
-.chart .gridline { stroke: #e6e9ee; }
-.chart .axis { stroke: #8a93a3; }
-.chart .reference { stroke: #8a93a3; stroke-dasharray: 4 3; }
-.chart .series { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
-.chart .tick { font-size: 11px; fill: var(--muted); }
-.chart .axis-label { font-size: 12px; fill: var(--muted); }
-.chart .legend { font-size: 12px; fill: var(--ink); }
-.chart .chart-title { font-size: 14px; font-weight: 600; fill: var(--ink); }
-.viewer { border: 1px solid var(--line); border-radius: 10px; padding: 12px; background: #fafbfc; }
-.viewer-head { display: flex; align-items: center; gap: 12px; margin-bottom: 10px; }
-.game-title { flex: 1; text-align: center; }
-#game-title { font-size: 17px; font-weight: 650; }
-.game-title .sub { color: var(--muted); font-size: 13px; }
-.viewer-body { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
-.board-col { flex: 0 1 500px; min-width: 280px; }
-.board { width: 100%; max-width: 500px; background: #fff; border: 1px solid var(--line);
-  border-radius: 8px; overflow: hidden; }
-.board svg { width: 100%; height: auto; display: block; }
-.no-board { padding: 18px; border: 1px dashed #c9d0da; border-radius: 8px; color: var(--muted);
-  background: #fff; }
-.controls { display: flex; align-items: center; justify-content: center; gap: 6px; margin: 10px 0 4px; }
-button { font: inherit; font-size: 16px; min-width: 40px; height: 34px; border-radius: 7px;
-  border: 1px solid #c3cad5; background: #fff; color: var(--ink); cursor: pointer; }
-button:hover:not(:disabled) { background: var(--accent-soft); border-color: var(--accent); }
-button:disabled { color: #b7bec9; cursor: default; }
-button svg { width: 15px; height: 15px; fill: currentColor; vertical-align: -2px; }
-.viewer-head button { font-size: 22px; line-height: 1; }
-.ply-label { min-width: 150px; text-align: center; font-variant-numeric: tabular-nums; color: var(--muted); }
-.position { font: 12px ui-monospace, "DejaVu Sans Mono", Menlo, monospace; color: var(--muted);
-  text-align: center; word-break: break-all; }
-.game-notes { color: #8a5a00; font-size: 13px; padding-left: 18px; }
-.moves-col { flex: 1 1 320px; max-height: 600px; overflow-y: auto; border: 1px solid var(--line);
-  border-radius: 8px; background: #fff; }
-#moves, #games-table { border-collapse: separate; border-spacing: 0; }
-#moves thead th, #games-table thead th { position: sticky; top: 0; background: #fff; z-index: 1;
-  border-bottom: 0; box-shadow: inset 0 -2px 0 var(--line); }
-#moves tbody tr { cursor: pointer; }
-#moves tbody tr:hover { background: #f2f6fb; }
-#moves tr.book td { color: var(--book); }
-#moves tr.current, #moves tr.current:hover { background: var(--accent); }
-#moves tr.current td { color: #fff; }
-#moves td.move { font-weight: 600; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
-#moves tr.end td { color: var(--muted); font-style: italic; cursor: default; }
-.games-scroll { max-height: 420px; overflow-y: auto; margin-top: 14px; border: 1px solid var(--line);
-  border-radius: 8px; }
-#games-table tbody tr { cursor: pointer; }
-#games-table tbody tr:hover { background: #f2f6fb; }
-#games-table tr.selected { background: var(--accent-soft); }
-#games-table td.result { font-weight: 600; }
-footer { max-width: 1320px; margin: 0 auto; padding: 4px 24px 26px; color: var(--muted); font-size: 13px; }
-"""
-
-SCRIPT = r"""
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("report-data").textContent);
-  var games = data.games, lines = data.lines;
-  var viewer = document.getElementById("viewer");
-  if (!viewer || !games.length) return;
-  function $(id) { return document.getElementById(id); }
-  var boardBox = $("board"), moveList = $("move-list"), movesCol = moveList.closest(".moves-col");
-  var index = 0, ply = 0, rows = [];
-
-  // A picture is runs (first, count, first, count, ...) of the shared line table; joined, it
-  // is State.svg's text.
-  function picture(runs) {
-    var out = [];
-    for (var r = 0; r < runs.length; r += 2)
-      for (var i = runs[r]; i < runs[r] + runs[r + 1]; i++) out.push(lines[i]);
-    return out.join("\n").replace(/^<\?xml[^>]*>\s*/, "");
-  }
-  function text(tag, content, cls) {
-    var el = document.createElement(tag);
-    if (content !== undefined && content !== null) el.textContent = content;
-    if (cls) el.className = cls;
-    return el;
-  }
-  function timeText(ms) {
-    if (ms === null || ms === undefined) return "";
-    return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
-  }
-  function sideName(g, side) {
-    var names = g.sides || ["P1", "P2"];
-    return names[side] + " (" + (side === 0 ? g.p1 : g.p2) + ")";
-  }
-  function mover(g, i) {
-    return g.movers ? g.movers[i] : (g.start_side + i) % 2;
-  }
-
-  function load(i, where) {
-    index = Math.max(0, Math.min(games.length - 1, i));
-    var g = games[index];
-    viewer.dataset.game = String(g.id);
-    var title = $("game-title");
-    title.textContent = "Game " + (g.id + 1) + ": " + g.p1 + " \u2013 " + g.p2;
-    title.appendChild(text("span", g.result, "badge"));
-    $("game-sub").textContent = g.why + " \u00b7 " + g.variant + (g.tc ? " \u00b7 " + g.tc : "") +
-      (g.opening ? " \u00b7 opening " + g.opening : "");
-    var notes = $("game-notes");
-    notes.textContent = "";
-    for (var n = 0; n < g.notes.length; n++) notes.appendChild(text("li", g.notes[n]));
-    boardBox.hidden = !g.boards;
-    var none = $("no-board");
-    none.hidden = !!g.boards;
-    none.textContent = g.boards ? "" : "No board: " + g.no_board + ".";
-    moveList.textContent = "";
-    rows = [];
-    var start = text("tr", null, "start");
-    start.appendChild(text("td", "", "num"));
-    start.appendChild(text("td", "start"));
-    start.appendChild(text("td", "\u2014", "move"));
-    start.appendChild(text("td", "", "num"));
-    start.appendChild(text("td", "", "num"));
-    start.dataset.ply = "0";
-    moveList.appendChild(start);
-    rows.push(start);
-    var moveNo = 1;
-    for (var p = 0; p < g.plies.length; p++) {
-      var m = g.plies[p], side = mover(g, p);
-      var tr = text("tr", null, m[3] ? "book" : "");
-      tr.dataset.ply = String(p + 1);
-      tr.appendChild(text("td", side === 0 || p === 0 ? moveNo + (side === 0 ? "." : "\u2026") : "", "num"));
-      tr.appendChild(text("td", (g.sides || ["P1", "P2"])[side]));
-      tr.appendChild(text("td", m[0], "move"));
-      tr.appendChild(text("td", m[3] ? "book" : m[2], "num"));
-      tr.appendChild(text("td", timeText(m[1]), "num"));
-      if (side === 1) moveNo++;
-      moveList.appendChild(tr);
-      rows.push(tr);
-    }
-    var end = text("tr", null, "end");
-    var cell = text("td", g.result + "  " + g.why);
-    cell.colSpan = 5;
-    end.appendChild(cell);
-    moveList.appendChild(end);
-    var selected = document.querySelector("#games-table tr.selected");
-    if (selected) selected.classList.remove("selected");
-    var row = $("game-row-" + g.id);
-    if (row) row.classList.add("selected");
-    $("prev-game").disabled = index === 0;
-    $("next-game").disabled = index === games.length - 1;
-    go(where === "end" ? g.plies.length : 0);
-  }
-
-  function go(p) {
-    var g = games[index];
-    ply = Math.max(0, Math.min(g.plies.length, p));
-    viewer.dataset.ply = String(ply);
-    if (g.boards) {
-      boardBox.innerHTML = picture(g.boards[ply]);
-      $("position").textContent = g.fens[ply];
-    } else {
-      $("position").textContent = "";
-    }
-    for (var r = 0; r < rows.length; r++) rows[r].classList.toggle("current", r === ply);
-    var label;
-    if (ply === 0) label = "Start";
-    else label = "Ply " + ply + " of " + g.plies.length + ": " + g.plies[ply - 1][0];
-    if (ply === g.plies.length && ply > 0) label += " \u00b7 " + g.result;
-    $("ply-label").textContent = label;
-    $("first").disabled = $("prev").disabled = ply === 0;
-    $("next").disabled = $("last").disabled = ply === g.plies.length;
-    // Keep the current move in view inside the list without scrolling the page.
-    var row = rows[ply], top = row.offsetTop - movesCol.clientHeight / 2 + row.offsetHeight;
-    movesCol.scrollTop = Math.max(0, top);
-  }
-
-  $("first").addEventListener("click", function () { go(0); });
-  $("prev").addEventListener("click", function () { go(ply - 1); });
-  $("next").addEventListener("click", function () { go(ply + 1); });
-  $("last").addEventListener("click", function () { go(games[index].plies.length); });
-  $("prev-game").addEventListener("click", function () { load(index - 1); });
-  $("next-game").addEventListener("click", function () { load(index + 1); });
-  moveList.addEventListener("click", function (event) {
-    var tr = event.target.closest("tr");
-    if (tr && tr.dataset.ply !== undefined) go(Number(tr.dataset.ply));
-  });
-  var table = $("games-table");
-  function pick(event) {
-    var tr = event.target.closest("tr[data-index]");
-    if (!tr) return;
-    load(Number(tr.dataset.index));
-    history.replaceState(null, "", "#game-" + games[index].id);
-    viewer.scrollIntoView({ block: "start" });
-  }
-  // The keys act on the viewer only while it is on screen: elsewhere they scroll the page.
-  function onScreen() {
-    var box = viewer.getBoundingClientRect();
-    return box.bottom > 0 && box.top < window.innerHeight;
-  }
-  table.addEventListener("click", pick);
-  table.addEventListener("keydown", function (event) { if (event.key === "Enter") pick(event); });
-  document.addEventListener("keydown", function (event) {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    var tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select" || !onScreen()) return;
-    var keys = {
-      ArrowRight: function () { go(ply + 1); },
-      ArrowLeft: function () { go(ply - 1); },
-      Home: function () { go(0); },
-      End: function () { go(games[index].plies.length); },
-      n: function () { load(index + 1); },
-      p: function () { load(index - 1); }
-    };
-    if (keys[event.key]) { keys[event.key](); event.preventDefault(); }
-  });
-  var start = 0, match = /^#game-(\d+)$/.exec(location.hash);
-  if (match) for (var i = 0; i < games.length; i++) if (games[i].id === Number(match[1])) start = i;
-  load(start);
-  if (match) viewer.scrollIntoView({ block: "start" });
-})();
-"""

@@ -39,22 +39,25 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any
 
+from zengine import DISTRIBUTION
 from zengine.engine.values import TextError, parse_int
 from zengine.tools.referee.config import MAX_CONCURRENCY, ConfigError, MatchConfig, builtin_engine
 from zengine.tools.referee.engine_client import EngineError, EngineProcess, StderrLog
+from zengine.tools.referee.folder import STDERR_FILE, TRAFFIC_FILE
 from zengine.tools.referee.play import (
     EngineKeeper,
     EngineNotStarted,
     GameReport,
     play_scheduled_game,
+    restarted,
 )
-from zengine.tools.referee.runner import STDERR_FILE, TRAFFIC_FILE, ExitReason, Match, PendingGames
+from zengine.tools.referee.runner import ExitReason, Match, PendingGames
 from zengine.tools.referee.schedule import ScheduledGame
 
 if TYPE_CHECKING:
     from distributed import Client, Future, LocalCluster
 
-INSTALL_HINT = "pip install 'zengine[cluster]'"
+INSTALL_HINT = "pip install '.[cluster]' in zengine's source folder"
 #: How long the coordinator waits for a scheduler to answer when it connects.
 CONNECT_TIMEOUT_S = 20
 #: How long ``local:N`` waits for its workers to start (a loaded machine is slow to start them).
@@ -117,7 +120,7 @@ def _quiet() -> None:
 
 def zengine_version() -> str:
     """The installed zengine's version: workers must run the coordinator's."""
-    return importlib.metadata.version("zengine")
+    return importlib.metadata.version(DISTRIBUTION)
 
 
 def connect(spec: ClusterSpec) -> ClusterExecutor:
@@ -474,7 +477,7 @@ class _RunEngines:
         finally:
             os.unlink(path)
         self.traffic: list[str] = []
-        self.keeper = EngineKeeper(self._start, self._retire)
+        self.keeper = EngineKeeper(self._start, self._retire, restarted(config))
         self.live: set[EngineProcess] = set()
         self.busy = False
         self.retire_when_done = False

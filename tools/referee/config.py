@@ -1,50 +1,56 @@
-"""The referee's configuration: dataclasses parsed once from the command line, validated once.
+"""The referee's configuration: typed, frozen dataclasses, each value checked once.
 
-The command line follows cutechess-cli: an option takes ``key=value`` words up to the next
-option (``-engine`` works as well as ``--engine``)::
-
-    zengine match --engine cmd=zengine name=A depth=3 --engine cmd=zengine name=B depth=2 \\
-        --each proto=uci tc=10+0.1 --variant zhadu --rule quiet=50 --games 20 --concurrency 2 \\
-        --openings random plies=4 --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05
-
-:func:`parse_command_line` gives a :class:`MatchConfig`. Every value is checked where its
-dataclass is built (``__post_init__``), so a configuration read back from ``config.json``
-(:meth:`MatchConfig.from_json`, for ``--resume``) passes the same checks as the command line.
-Times are milliseconds inside, seconds in the text people write. Everything here is plain,
-picklable data: a worker in another process can be handed a :class:`MatchConfig`.
+:class:`MatchConfig` is a whole match: its engines (:class:`EngineConfig` with
+:class:`EngineLimits` and :class:`Timeouts`), the game, the schedule, the openings, the
+adjudication and the SPRT. Every value is checked where its dataclass is built
+(``__post_init__``), so the command line (:mod:`tools.referee.options`, one table of options)
+and ``config.json`` (:meth:`MatchConfig.from_json`, for ``--resume``; written and read from the
+fields by :mod:`tools.referee.datajson`) pass the same checks; the words people write are read
+by :mod:`tools.referee.words`. Times are milliseconds inside, seconds in the text people write.
+Everything here is plain, picklable data: a worker in another process can be handed a
+:class:`MatchConfig`.
 """
 
 from __future__ import annotations
 
 import enum
-import math
+import hashlib
+import json
 import os
 import re
-import secrets
 import shlex
 import shutil
 import stat
 import sys
-import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from zengine.engine.game import GameError, Rules
-from zengine.engine.text import shown
-from zengine.engine.values import MAX_DEPTH, MAX_MS, MAX_NODES, GoLimits, TextError, parse_int
-from zengine.engine.variants import make_rules, variant_names
-
-
-class ConfigError(ValueError):
-    """A bad command line or configuration: reported as one line, nothing is played."""
-
-
-#: The demonstration: the built-in engine against itself when no engine is given.
-DEMO_GAMES = 4
-DEMO_LIMITS = {"tc": "2+0.05"}
+from zengine.engine.values import (
+    MAX_DEPTH,
+    MAX_MS,
+    MAX_NODES,
+    GoLimits,
+)
+from zengine.engine.variants import make_rules
+from zengine.tools.referee import datajson
+from zengine.tools.referee.datajson import Codec, json_field
+from zengine.tools.referee.words import (
+    ConfigError,
+    key_values,
+    ms_text,
+    no_extra,
+    plain_text,
+    read_bool,
+    read_int,
+    read_real,
+    read_seconds,
+    shown_value,
+    within_range,
+)
 
 #: Games in one schedule at most: the schedule is a list held in memory.
 MAX_GAMES = 1_000_000
@@ -62,113 +68,8 @@ MAX_OPENING_PLIES = 1000
 MAX_MOVECOUNT = 1000
 MAX_MOVENUMBER = 100_000
 MAX_CP = 100_000
-
-
-# --- reading words ------------------------------------------------------------------------------
-#
-# Every number of the command line and of config.json is read here, and every message says the
-# same thing: the option as written, then what it must be, with its unit and range, e.g.
-# ``st=inf: must be a finite number of seconds from 0.001 to 86400``.
-
-
-def _as_written(what: str, text: str) -> str:
-    """``st=`` + ``inf`` -> ``st=inf``; ``--games`` + ``x`` -> ``--games x`` (text made safe to
-    print: control characters escaped, cut if very long)."""
-    space = what.startswith("--") and not what.endswith(("=", "."))
-    return f"{what}{' ' if space else ''}{_shown(text)}"
-
-
-def _shown(text: str) -> str:
-    """A value for a message: escaped, and cut only if very long (paths stay whole)."""
-    return shown(text, 300)
-
-
-def _int(what: str, text: str, low: int, high: int, unit: str = "") -> int:
-    """``text`` as an integer in ``low..high``; ConfigError naming ``what`` otherwise."""
-    try:
-        return parse_int(text.strip(), what, low, high)
-    except TextError:
-        raise ConfigError(
-            f"{_as_written(what, text)}: must be a whole number{unit} from {low} to {high}"
-        ) from None
-
-
-_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
-
-
-def _seconds(what: str, text: str, low: float, high: float) -> float:
-    """A plain decimal number of seconds in ``low..high`` (no sign, exponent, ``inf``, ``nan``)."""
-    stripped = text.strip()
-    if (
-        len(stripped) > 24  # longer is out of range or a needless precision; cheap to refuse
-        or _DECIMAL.fullmatch(stripped) is None
-        or not low <= float(stripped) <= high
-    ):
-        raise ConfigError(
-            f"{_as_written(what, text)}: must be a finite number of seconds from {low:g} to {high:g}"
-        )
-    return float(stripped)
-
-
-def parse_concurrency(text: str) -> int:
-    """``--concurrency N`` (also the one option ``--resume`` takes)."""
-    return _int("--concurrency", text, 1, MAX_CONCURRENCY)
-
-
-def parse_rating_interval(text: str) -> int:
-    """``--ratinginterval N``: games between the live Elo lines, 0 = none (``--resume`` takes
-    it too: it changes only what is printed)."""
-    return _int("--ratinginterval", text, 0, MAX_GAMES)
-
-
-def _real(what: str, text: str, low: float, high: float, open_ends: bool = False) -> float:
-    """A finite real number in ``low..high`` (between them if ``open_ends``); a sign and an
-    exponent are fine."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    inside = low < value < high if open_ends else low <= value <= high
-    if not inside:  # also nan and the infinities
-        where = f"between {low:g} and {high:g}" if open_ends else f"from {low:g} to {high:g}"
-        raise ConfigError(f"{_as_written(what, text)}: must be a finite number {where}")
-    return value
-
-
-def plain_text(what: str, text: str) -> str:
-    """``text`` if it holds no control character (a line break, an escape): names, the event,
-    option names and values and commands end up in PGN tags and protocol lines, where a line
-    break would inject a line of its own. ConfigError naming ``what`` otherwise."""
-    for char in text:
-        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
-            raise ConfigError(
-                f"{_as_written(what, text)}: must hold no control character "
-                f"(it has U+{ord(char):04X})"
-            )
-    return text
-
-
-def _within(what: str, value: int, low: int, high: int, unit: str = "") -> None:
-    """The range check of a whole number already read (a dataclass field, from config.json)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ConfigError(
-            f"{_as_written(what, str(value))}: must be a whole number{unit} from {low} to {high}"
-        )
-
-
-def _bool(what: str, text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "yes", "on"):
-        return True
-    if lowered in ("false", "0", "no", "off"):
-        return False
-    raise ConfigError(f"{_as_written(what, text)}: must be true or false")
-
-
-def _ms_text(ms: int) -> str:
-    """Milliseconds as exact seconds text: ``1500`` -> ``1.5``, ``1234567`` -> ``1234.567``."""
-    whole, frac = divmod(ms, 1000)
-    return f"{whole}.{frac:03d}".rstrip("0").rstrip(".") if frac else str(whole)
+#: The longest wait between games (``-wait``): a minute, in milliseconds.
+MAX_WAIT_MS = 60_000
 
 
 # --- time controls and limits -------------------------------------------------------------------
@@ -191,17 +92,18 @@ class TimeControl:
         if not (0 <= self.base_ms <= MAX_MS and 0 <= self.inc_ms <= MAX_MS):
             raise ConfigError(
                 f"tc={self.text()}: the base and the increment must be at most "
-                f"{_ms_text(MAX_MS)} seconds"
+                f"{ms_text(MAX_MS)} seconds"
             )
         if self.base_ms == 0 and self.inc_ms == 0:
             raise ConfigError(f"tc={self.text()}: no time at all (give a base or an increment)")
         if not 0 <= self.moves <= MAX_MS:
-            raise ConfigError(f"tc={self.text()}: moves per period must be from 1 to {MAX_MS}")
+            raise ConfigError(f"tc={self.text()}: moves per period must be from 0 to {MAX_MS}")
 
     @staticmethod
     def parse(text: str) -> TimeControl:
-        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds)."""
-        written = f"tc={_shown(text)}"
+        """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds); ``0/``
+        (or no ``moves/``): one period for the whole game."""
+        written = f"tc={shown_value(text)}"
         match = _TC_RE.fullmatch(text.strip())
         if not match:
             raise ConfigError(
@@ -211,10 +113,11 @@ class TimeControl:
         moves, base, inc = match.groups()
         if len(base) > 12 or (inc and len(inc) > 12):
             raise ConfigError(
-                f"{written}: the base and the increment must be at most {_ms_text(MAX_MS)} seconds"
+                f"{written}: the base and the increment must be at most {ms_text(MAX_MS)} seconds"
             )
-        if moves is not None and (len(moves) > 10 or not 1 <= int(moves) <= MAX_MS):
-            raise ConfigError(f"{written}: moves per period must be from 1 to {MAX_MS}")
+        # 0/ is the whole game in one period, as cutechess reads it (tc=0/20+0.2).
+        if moves is not None and (len(moves) > 10 or not 0 <= int(moves) <= MAX_MS):
+            raise ConfigError(f"{written}: moves per period must be from 0 to {MAX_MS}")
         minutes, _, seconds = base.rpartition(":")
         if minutes and float(seconds) >= 60:
             raise ConfigError(f"{written}: the seconds of m:ss must be below 60")
@@ -224,11 +127,11 @@ class TimeControl:
 
     def text(self) -> str:
         """The cutechess spelling (exact seconds), as in the PGN TimeControl tag."""
-        out = _ms_text(self.base_ms)
+        out = ms_text(self.base_ms)
         if self.moves:
             out = f"{self.moves}/{out}"
         if self.inc_ms:
-            out += f"+{_ms_text(self.inc_ms)}"
+            out += f"+{ms_text(self.inc_ms)}"
         return out
 
 
@@ -264,18 +167,13 @@ class EngineLimits:
         """The fixed time per move (``st=``), if any."""
         return self.search.movetime
 
-    @property
-    def timed(self) -> bool:
-        """Whether the referee can forfeit on time (a clock or a fixed move time)."""
-        return self.tc is not None or self.search.movetime is not None
-
     def text(self) -> str:
         """The limits as the PGN TimeControl text (``10+0.1``, ``st=0.5``, ``depth=3``)."""
         parts = []
         if self.tc is not None:
             parts.append(self.tc.text())
         if self.search.movetime is not None:
-            parts.append(f"st={_ms_text(self.search.movetime)}")
+            parts.append(f"st={ms_text(self.search.movetime)}")
         if self.search.depth is not None:
             parts.append(f"depth={self.search.depth}")
         if self.search.nodes is not None:
@@ -288,17 +186,19 @@ class EngineLimits:
         tc_text = keys.get("tc")
         tc = None if tc_text in (None, "inf", "infinite") else TimeControl.parse(tc_text)
         st = keys.get("st")
-        movetime = None if st is None else round(_seconds("st=", st, 0.001, MAX_MOVETIME_S) * 1000)
+        movetime = (
+            None if st is None else round(read_seconds("st=", st, 0.001, MAX_MOVETIME_S) * 1000)
+        )
         depth = keys.get("depth")
         nodes = keys.get("nodes")
         return EngineLimits(
             tc,
             GoLimits(
-                depth=None if depth is None else _int("depth=", depth, 1, MAX_DEPTH),
-                nodes=None if nodes is None else _int("nodes=", nodes, 1, MAX_NODES),
+                depth=None if depth is None else read_int("depth=", depth, 1, MAX_DEPTH),
+                nodes=None if nodes is None else read_int("nodes=", nodes, 1, MAX_NODES),
                 movetime=movetime,
             ),
-            _int("timemargin=", keys.get("timemargin", "0"), 0, MAX_MS, " of milliseconds"),
+            read_int("timemargin=", keys.get("timemargin", "0"), 0, MAX_MS, " of milliseconds"),
         )
 
     def keys(self) -> dict[str, str]:
@@ -307,7 +207,7 @@ class EngineLimits:
         if self.tc is not None:
             out["tc"] = self.tc.text()
         if self.search.movetime is not None:
-            out["st"] = _ms_text(self.search.movetime)
+            out["st"] = ms_text(self.search.movetime)
         if self.search.depth is not None:
             out["depth"] = str(self.search.depth)
         if self.search.nodes is not None:
@@ -363,16 +263,13 @@ class Timeouts:
         unknown = sorted(set(keys) - set(self.KEYS))
         if unknown:
             raise ConfigError(
-                f"{prefix.strip()}: unknown key {_shown(unknown[0])} (keys: {', '.join(self.KEYS)})"
+                f"{prefix.strip()}: unknown key {shown_value(unknown[0])} (keys: {', '.join(self.KEYS)})"
             )
         values = {
-            k: _seconds(f"{prefix}{k}=", v, _TIMEOUT_LOWEST[k], MAX_TIMEOUT_S)
+            k: read_seconds(f"{prefix}{k}=", v, _TIMEOUT_LOWEST[k], MAX_TIMEOUT_S)
             for k, v in keys.items()
         }
         return replace(self, **values)
-
-    def to_json(self) -> dict[str, float | None]:
-        return {"start": self.start, "ready": self.ready, "move": self.move, "grace": self.grace}
 
 
 # --- engines ------------------------------------------------------------------------------------
@@ -394,23 +291,32 @@ class Proto(enum.Enum):
         return f"{self.value}newgame"
 
 
-#: Keys of ``--engine`` (besides ``option.NAME`` and ``timeout.KEY``).
-ENGINE_KEYS = ("cmd", "name", "proto", "tc", "st", "depth", "nodes", "timemargin", "dir")
-_LIMIT_KEYS = ("tc", "st", "depth", "nodes", "timemargin")
-
-
 @dataclass(frozen=True)
 class EngineConfig:
     """One engine: how to run it (``cmd``, ``dir``), talk to it (``proto``, ``option.NAME``),
     ask it for moves (``limits``) and how long to wait for it (``timeouts``)."""
 
     name: str
-    cmd: tuple[str, ...]
-    limits: EngineLimits
+    #: How the engine is run, not what it plays: a resume may find it moved (:meth:`MatchConfig.games_digest`).
+    cmd: tuple[str, ...] = field(metadata=json_field(run=True))
+    #: Stored as the engine's ``key=value`` words (``tc``, ``st``, ...), as people write them.
+    limits: EngineLimits = field(
+        metadata=json_field(codec=Codec(EngineLimits.keys, EngineLimits.parse, Mapping[str, str]))
+    )
     proto: Proto = Proto.UCI
     options: Mapping[str, str] = field(default_factory=dict)
-    workdir: str | None = None
-    timeouts: Timeouts = Timeouts()
+    workdir: str | None = field(default=None, metadata=json_field("dir", run=True))
+    timeouts: Timeouts = field(default=Timeouts(), metadata=json_field("timeout", run=True))
+    #: Lines sent after ``uciok``, before the options (cutechess's ``initstr=``).
+    init_strings: tuple[str, ...] = field(default=(), metadata=json_field("initstr"))
+    #: A new process for every game (cutechess's ``restart=on``).
+    restart: bool = field(default=False, metadata=json_field(run=True))
+    #: The engine's stderr also appended to this file (cutechess's ``stderr=``).
+    stderr_file: str | None = field(
+        default=None, metadata=json_field("stderr", run=True, omit_none=True)
+    )
+    #: Its scores are from player 1's view, not the mover's (cutechess's ``whitepov``).
+    whitepov: bool = False
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -427,44 +333,13 @@ class EngineConfig:
             plain_text(f"option.{key}=", value)
         if self.workdir is not None:
             plain_text("dir=", self.workdir)
+        for line in self.init_strings:
+            plain_text("initstr=", line)
+        if self.stderr_file is not None:
+            plain_text("stderr=", self.stderr_file)
 
     def describe(self) -> str:
         return f"{self.name} ({shlex.join(self.cmd)}, {self.proto.value})"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "cmd": list(self.cmd),
-            "proto": self.proto.value,
-            "options": dict(self.options),
-            "dir": self.workdir,
-            "limits": self.limits.keys(),
-            "timeout": self.timeouts.to_json(),
-        }
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any], timeouts: Timeouts) -> EngineConfig:
-        """An engine of ``config.json``; ``timeouts`` serves an older file that kept them
-        only for the whole match."""
-        limits = _mapping(data, "limits")
-        timeout = data.get("timeout")
-        own = timeouts if timeout is None else _timeouts_json(timeout)
-        return EngineConfig(
-            name=_text(data, "name"),
-            cmd=tuple(_texts(data, "cmd")),
-            limits=EngineLimits.parse({k: str(v) for k, v in limits.items()}),
-            proto=_proto(str(data.get("proto", "uci"))),
-            options={str(k): str(v) for k, v in _mapping(data, "options").items()},
-            workdir=None if data.get("dir") is None else _text(data, "dir"),
-            timeouts=own,
-        )
-
-
-def _proto(text: str) -> Proto:
-    try:
-        return Proto(text.lower())
-    except ValueError:
-        raise ConfigError(f"proto={_shown(text)}: must be uci or ugi") from None
 
 
 def builtin_engine() -> list[str]:
@@ -478,51 +353,6 @@ def builtin_engine() -> list[str]:
     return [sys.executable, "-m", "zengine"]
 
 
-def engine_config(keys: Mapping[str, str], defaults: Timeouts) -> EngineConfig:
-    """An engine from its ``--engine`` (and ``--each``) words."""
-    unknown = [
-        k
-        for k in keys
-        if k not in ENGINE_KEYS and not k.startswith("option.") and not k.startswith("timeout.")
-    ]
-    if unknown:
-        raise ConfigError(
-            f"--engine: unknown key '{_shown(unknown[0])}' (keys: {', '.join(sorted(ENGINE_KEYS))}, "
-            "option.NAME, timeout.start|ready|move|grace)"
-        )
-    given = keys.get("cmd")
-    if given in (None, "", "zengine"):
-        # The installation's own script, also when it is not on PATH.
-        cmd = builtin_engine()
-    else:
-        # Checked before splitting, where a line break would pass for a space.
-        plain_text("--engine cmd=", given)
-        try:
-            cmd = shlex.split(given)
-        except ValueError as exc:
-            raise ConfigError(f"--engine cmd={_shown(given)}: {exc}") from None
-    if not cmd:
-        raise ConfigError("--engine: empty cmd=")
-    name = keys.get("name") or (
-        Path(cmd[-1]).stem if cmd[0] == sys.executable else Path(cmd[0]).name
-    )
-    try:
-        return EngineConfig(
-            name=name,
-            cmd=tuple(cmd),
-            limits=EngineLimits.parse({k: keys[k] for k in _LIMIT_KEYS if k in keys}),
-            proto=_proto(keys.get("proto", "uci")),
-            options={k[len("option.") :]: v for k, v in keys.items() if k.startswith("option.")},
-            workdir=keys.get("dir") or None,
-            timeouts=defaults.with_keys(
-                {k[len("timeout.") :]: v for k, v in keys.items() if k.startswith("timeout.")},
-                "timeout.",
-            ),
-        )
-    except ConfigError as exc:
-        raise ConfigError(f"--engine {_shown(name)}: {exc}") from None
-
-
 def check_commands(engines: Sequence[EngineConfig]) -> None:
     """Check that every engine's program exists and may be run (and its ``dir=`` exists), so
     that a typo is one line before the match starts, not a forfeit of the first game.
@@ -530,27 +360,27 @@ def check_commands(engines: Sequence[EngineConfig]) -> None:
     The program is the first word of ``cmd``: a path (relative to ``dir=`` if given, as the
     process will be started there) or a name looked up on PATH."""
     for engine in engines:
-        where = f"--engine {_shown(engine.name)}"
+        where = f"--engine {shown_value(engine.name)}"
         workdir = engine.workdir
         if workdir is not None and not os.path.isdir(workdir):
-            raise ConfigError(f"{where}: dir={_shown(workdir)}: no such directory")
+            raise ConfigError(f"{where}: dir={shown_value(workdir)}: no such directory")
         program = engine.cmd[0]
         if "/" not in program:
             if shutil.which(program) is None:
                 raise ConfigError(
-                    f"{where}: cmd={_shown(program)}: no such program on PATH (give its path)"
+                    f"{where}: cmd={shown_value(program)}: no such program on PATH (give its path)"
                 )
             continue
         path = os.path.join(workdir or "", program)
         try:
             is_file = stat.S_ISREG(os.stat(path).st_mode)
         except OSError as exc:
-            raise ConfigError(f"{where}: cmd={_shown(program)}: {exc.strerror}") from None
+            raise ConfigError(f"{where}: cmd={shown_value(program)}: {exc.strerror}") from None
         if not is_file:
-            raise ConfigError(f"{where}: cmd={_shown(program)}: not a file")
+            raise ConfigError(f"{where}: cmd={shown_value(program)}: not a file")
         if not os.access(path, os.X_OK):
             raise ConfigError(
-                f"{where}: cmd={_shown(program)}: not executable (make it so, or run it "
+                f"{where}: cmd={shown_value(program)}: not executable (make it so, or run it "
                 'through its interpreter: cmd="python3 engine.py")'
             )
 
@@ -564,22 +394,32 @@ class OpeningsKind(enum.Enum):
     NONE = "none"
 
 
+def _random(values: Mapping[str, Any]) -> bool:
+    return values["kind"] is OpeningsKind.RANDOM
+
+
+def _from_file(values: Mapping[str, Any]) -> bool:
+    return values["kind"] is OpeningsKind.FILE
+
+
 @dataclass(frozen=True)
 class OpeningsConfig:
     """``--openings``: random lines of ``plies`` plies, the lines of a ``file`` (in ``order``
     from line ``start``, each line's moves cut to ``file_plies`` plies if given, as
     cutechess's ``plies=``), or none (every game from the start position)."""
 
-    kind: OpeningsKind = OpeningsKind.RANDOM
-    plies: int = 4
-    file: str | None = None
-    order: str = "sequential"
-    start: int = 1
+    kind: OpeningsKind = field(default=OpeningsKind.RANDOM, metadata=json_field(required=True))
+    plies: int = field(default=4, metadata=json_field(when=_random))
+    file: str | None = field(default=None, metadata=json_field(when=_from_file))
+    order: str = field(default="sequential", metadata=json_field(when=_from_file))
+    start: int = field(default=1, metadata=json_field(when=_from_file))
     #: ``file=PATH plies=N``: at most N plies of each line's moves (None: the whole line).
-    file_plies: int | None = None
+    file_plies: int | None = field(
+        default=None, metadata=json_field("plies", when=_from_file, omit_none=True)
+    )
     #: The SHA-256 (hex) of the file's bytes when the match started (None: not known, as in
     #: the config.json of an earlier version); ``--resume`` refuses a file that changed.
-    digest: str | None = None
+    digest: str | None = field(default=None, metadata=json_field("sha256", omit_none=True))
 
     def __post_init__(self) -> None:
         for plies in (self.plies, self.file_plies):
@@ -593,7 +433,7 @@ class OpeningsConfig:
             raise ConfigError("openings sha256: must be 64 lowercase hexadecimal digits")
         if self.order not in ("sequential", "random"):
             raise ConfigError(
-                f"--openings order={_shown(self.order)}: must be sequential or random"
+                f"--openings order={shown_value(self.order)}: must be sequential or random"
             )
         if not 1 <= self.start <= MAX_GAMES:
             raise ConfigError(
@@ -603,7 +443,7 @@ class OpeningsConfig:
     @staticmethod
     def parse(words: list[str]) -> OpeningsConfig:
         kv = key_values("openings", words, bare=("random", "none", "startpos"))
-        _no_extra("openings", kv, {"random", "none", "startpos", "file", "plies", "order", "start"})
+        no_extra("openings", kv, {"random", "none", "startpos", "file", "plies", "order", "start"})
         plies = kv.get("plies")
         if "file" in kv:
             kinds = [k for k in ("random", "none", "startpos") if k in kv]
@@ -615,10 +455,10 @@ class OpeningsConfig:
                 OpeningsKind.FILE,
                 file=str(Path(kv["file"]).absolute()),
                 order=kv.get("order", "sequential"),
-                start=_int("--openings start=", kv.get("start", "1"), 1, MAX_GAMES),
+                start=read_int("--openings start=", kv.get("start", "1"), 1, MAX_GAMES),
                 file_plies=None
                 if plies is None
-                else _int("--openings plies=", plies, 0, MAX_OPENING_PLIES),
+                else read_int("--openings plies=", plies, 0, MAX_OPENING_PLIES),
             )
         # A key that does not apply is refused, not ignored: the user meant something by it.
         none = "none" in kv or "startpos" in kv
@@ -634,7 +474,7 @@ class OpeningsConfig:
         if none:
             return OpeningsConfig(OpeningsKind.NONE)
         return OpeningsConfig(
-            plies=_int("--openings plies=", kv.get("plies", "4"), 0, MAX_OPENING_PLIES)
+            plies=read_int("--openings plies=", kv.get("plies", "4"), 0, MAX_OPENING_PLIES)
         )
 
     def text(self) -> str:
@@ -644,42 +484,6 @@ class OpeningsConfig:
             cut = "" if self.file_plies is None else f" plies={self.file_plies}"
             return f"file={self.file} order={self.order}{cut}"
         return "none (start position)"
-
-    def to_json(self) -> dict[str, Any]:
-        if self.kind is OpeningsKind.RANDOM:
-            return {"kind": "random", "plies": self.plies}
-        if self.kind is OpeningsKind.FILE:
-            data: dict[str, Any] = {
-                "kind": "file",
-                "file": self.file,
-                "order": self.order,
-                "start": self.start,
-            }
-            if self.file_plies is not None:
-                data["plies"] = self.file_plies
-            if self.digest is not None:
-                data["sha256"] = self.digest
-            return data
-        return {"kind": "none"}
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> OpeningsConfig:
-        try:
-            kind = OpeningsKind(data.get("kind", "none"))
-        except ValueError:
-            raise ConfigError(f"unknown openings kind '{_shown(str(data.get('kind')))}'") from None
-        # A file's "plies" cuts its lines (absent in older folders: whole lines).
-        file_kind = kind is OpeningsKind.FILE
-        plies = _int("openings plies=", str(data.get("plies", 4)), 0, MAX_OPENING_PLIES)
-        return OpeningsConfig(
-            kind,
-            plies=4 if file_kind else plies,
-            file=None if data.get("file") is None else str(data["file"]),
-            order=str(data.get("order", "sequential")),
-            start=_int("openings start=", str(data.get("start", 1)), 1, MAX_GAMES),
-            file_plies=plies if file_kind and "plies" in data else None,
-            digest=None if data.get("sha256") is None else str(data["sha256"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -692,8 +496,19 @@ class ResignRule:
     twosided: bool = False
 
     def __post_init__(self) -> None:
-        _within("--resign movecount=", self.movecount, 1, MAX_MOVECOUNT)
-        _within("--resign score=", self.score, 0, MAX_CP, " of centipawns")
+        within_range("--resign movecount=", self.movecount, 1, MAX_MOVECOUNT)
+        within_range("--resign score=", self.score, 0, MAX_CP, " of centipawns")
+
+    @staticmethod
+    def parse(words: list[str]) -> ResignRule:
+        """``movecount= score= twosided=`` words (the defaults for those not given)."""
+        kv = key_values("resign", words)
+        no_extra("resign", kv, {"movecount", "score", "twosided"})
+        return ResignRule(
+            read_int("--resign movecount=", kv.get("movecount", "3"), 1, MAX_MOVECOUNT),
+            read_int("--resign score=", kv.get("score", "1000"), 0, MAX_CP, " of centipawns"),
+            read_bool("--resign twosided=", kv.get("twosided", "false")),
+        )
 
 
 @dataclass(frozen=True)
@@ -706,9 +521,20 @@ class DrawRule:
     score: int = 10
 
     def __post_init__(self) -> None:
-        _within("--draw movenumber=", self.movenumber, 0, MAX_MOVENUMBER)
-        _within("--draw movecount=", self.movecount, 1, MAX_MOVECOUNT)
-        _within("--draw score=", self.score, 0, MAX_CP, " of centipawns")
+        within_range("--draw movenumber=", self.movenumber, 0, MAX_MOVENUMBER)
+        within_range("--draw movecount=", self.movecount, 1, MAX_MOVECOUNT)
+        within_range("--draw score=", self.score, 0, MAX_CP, " of centipawns")
+
+    @staticmethod
+    def parse(words: list[str]) -> DrawRule:
+        """``movenumber= movecount= score=`` words (the defaults for those not given)."""
+        kv = key_values("draw", words)
+        no_extra("draw", kv, {"movenumber", "movecount", "score"})
+        return DrawRule(
+            read_int("--draw movenumber=", kv.get("movenumber", "40"), 0, MAX_MOVENUMBER),
+            read_int("--draw movecount=", kv.get("movecount", "8"), 1, MAX_MOVECOUNT),
+            read_int("--draw score=", kv.get("score", "10"), 0, MAX_CP, " of centipawns"),
+        )
 
 
 @dataclass(frozen=True)
@@ -718,12 +544,12 @@ class Adjudication:
     resign: ResignRule | None = None
     draw: DrawRule | None = None
     #: A draw after this many plies (0 = off).
-    max_plies: int = 1000
+    max_plies: int = field(default=1000, metadata=json_field("maxplies", required=True))
     #: ``--tables``: the folder of endgame tables that end a game they hold (None = off).
-    tables: str | None = None
+    tables: str | None = field(default=None, metadata=json_field(omit_none=True))
 
     def __post_init__(self) -> None:
-        _within("--maxplies", self.max_plies, 0, MAX_GAMES)
+        within_range("--maxplies", self.max_plies, 0, MAX_GAMES)
         if self.tables is not None:
             from zengine.engine.endgame import TableError
             from zengine.tools.referee.tables import table_folder
@@ -739,16 +565,17 @@ class SprtConfig:
     """``--sprt``: stop the match when the SPRT of H1 (``elo1``) against H0 (``elo0``) decides,
     with error rates ``alpha`` (false H1) and ``beta`` (false H0)."""
 
-    elo0: float = 0.0
-    elo1: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
+    # Each one required in config.json: the command line stores all four.
+    elo0: float = field(default=0.0, metadata=json_field(required=True))
+    elo1: float = field(default=5.0, metadata=json_field(required=True))
+    alpha: float = field(default=0.05, metadata=json_field(required=True))
+    beta: float = field(default=0.05, metadata=json_field(required=True))
 
     def __post_init__(self) -> None:
         for key in ("elo0", "elo1"):
-            _real(f"--sprt {key}=", str(getattr(self, key)), -MAX_SPRT_ELO, MAX_SPRT_ELO)
+            read_real(f"--sprt {key}=", str(getattr(self, key)), -MAX_SPRT_ELO, MAX_SPRT_ELO)
         for key in ("alpha", "beta"):
-            _real(f"--sprt {key}=", str(getattr(self, key)), 0.0, 1.0, open_ends=True)
+            read_real(f"--sprt {key}=", str(getattr(self, key)), 0.0, 1.0, open_ends=True)
         if self.alpha + self.beta >= 1:
             raise ConfigError("--sprt: need alpha + beta < 1 (else the bounds cross)")
         if not self.elo0 < self.elo1:
@@ -756,12 +583,17 @@ class SprtConfig:
 
     KEYS = ("elo0", "elo1", "alpha", "beta")
 
+    def to_json(self) -> dict[str, Any]:
+        """The four settings, as config.json and summary.json hold them."""
+        data: dict[str, Any] = datajson.to_json(self)
+        return data
+
     @staticmethod
     def parse(words: list[str]) -> SprtConfig:
         """``elo0= elo1= alpha= beta=``: elo0 and elo1 together or neither (for the defaults);
         one alone would test against a default the user did not choose."""
         kv = key_values("sprt", words)
-        _no_extra("sprt", kv, set(SprtConfig.KEYS))
+        no_extra("sprt", kv, set(SprtConfig.KEYS))
         if ("elo0" in kv) != ("elo1" in kv):
             raise ConfigError(
                 "--sprt: give elo0= and elo1= together (or neither, for elo0=0 elo1=5)"
@@ -770,7 +602,7 @@ class SprtConfig:
         limits = {"elo0": MAX_SPRT_ELO, "elo1": MAX_SPRT_ELO, "alpha": 1.0, "beta": 1.0}
         return SprtConfig(
             **{
-                k: _real(
+                k: read_real(
                     f"--sprt {k}=",
                     kv[k],
                     -limits[k] if k.startswith("elo") else 0.0,
@@ -783,9 +615,6 @@ class SprtConfig:
             }
         )
 
-    def to_json(self) -> dict[str, float]:
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
-
 
 # --- the match ----------------------------------------------------------------------------------
 
@@ -794,32 +623,103 @@ class Tournament(enum.Enum):
     ROUND_ROBIN = "round-robin"
     GAUNTLET = "gauntlet"
 
+    @staticmethod
+    def parse(text: str) -> Tournament:
+        try:
+            return Tournament(text)
+        except ValueError:
+            pass
+        if text in ("knockout", "pyramid"):
+            # Who plays next would depend on results: the schedule here is a pure function of
+            # the configuration and the seed, which is what makes --resume exact.
+            raise ConfigError(
+                f"--tournament {text}: not offered (its pairings depend on results, and a "
+                "schedule here is fixed in advance so that --resume replays it exactly); "
+                "use round-robin or gauntlet"
+            )
+        raise ConfigError(
+            f"--tournament {shown_value(text)}: must be round-robin or gauntlet"
+        ) from None
+
+
+@dataclass(frozen=True)
+class PgnOut:
+    """``-pgnout FILE [min] [fi]``: every game is also appended to ``file`` as cutechess
+    appends, with no move comments if ``min``. ``fi`` (finished games only) is kept for the
+    command line's sake: every game recorded here has a result (abandoned games are replayed,
+    never written)."""
+
+    file: str
+    min: bool = False
+    fi: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.file.strip():
+            raise ConfigError("--pgnout: the file name is empty")
+        plain_text("--pgnout", self.file)
+
+    @staticmethod
+    def parse(words: list[str], option: str = "pgnout") -> PgnOut:
+        """cutechess's ``FILE [min] [fi]`` or fastchess's ``file=FILE [min=true]``."""
+        kv = key_values(option, words, bare=("min", "fi"), positional="file")
+        no_extra(option, kv, {"file", "min", "fi"})
+        if "file" not in kv:
+            raise ConfigError(f"--{option}: give the file (FILE or file=FILE)")
+        return PgnOut(
+            str(Path(kv["file"]).absolute()),
+            kv.get("min") == "" or read_bool(f"--{option} min=", kv.get("min") or "false"),
+            "fi" in kv,
+        )
+
 
 @dataclass(frozen=True)
 class MatchConfig:
     """A whole match: its engines, the game, the schedule and the rules of the referee."""
 
+    # A field tagged run=True says how the match is run, not what its games are: it may differ
+    # on a resume, and it is left out of the games' digest (:meth:`games_digest`).
     engines: tuple[EngineConfig, ...]
     variant: str
     seed: int
     rules: Mapping[str, str] = field(default_factory=dict)
-    games: int = 2
-    rounds: int = 1
+    games: int = field(default=2, metadata=json_field(required=True))
+    rounds: int = field(default=1, metadata=json_field(required=True))
     tournament: Tournament = Tournament.ROUND_ROBIN
-    concurrency: int = 1
-    openings: OpeningsConfig = OpeningsConfig()
-    adjudication: Adjudication = Adjudication()
+    concurrency: int = field(default=1, metadata=json_field(required=True, run=True))
+    openings: OpeningsConfig = field(default=OpeningsConfig(), metadata=json_field(required=True))
+    adjudication: Adjudication = field(default=Adjudication(), metadata=json_field(flatten=True))
     sprt: SprtConfig | None = None
-    recover: bool = False
-    out: str | None = None
+    recover: bool = field(default=False, metadata=json_field(run=True))
+    out: str | None = field(default=None, metadata=json_field(run=True))
     event: str = "zengine match"
-    debug: bool = False
+    debug: bool = field(default=False, metadata=json_field(run=True))
     #: Games between the live Elo lines (``--ratinginterval``; 0 = none).
-    rating_interval: int = 10
+    rating_interval: int = field(default=10, metadata=json_field("ratinginterval", run=True))
+    #: Games in a row on each opening (cutechess's ``-repeat N``); 2: the colour-swapped pair.
+    repeat: int = 2
+    #: Colours swapped between the games of an encounter (cutechess's ``-noswap`` clears it).
+    swap: bool = True
+    #: The second engine of each pairing plays first (cutechess's ``-reverse``).
+    reverse: bool = False
+    #: The Site tag of the PGN records.
+    site: str = "?"
+    #: ``-pgnout``: every game also appended to a PGN file of the user's.
+    pgnout: PgnOut | None = field(default=None, metadata=json_field(run=True, omit_none=True))
+    #: ``-epdout FILE``: each game's final position appended to FILE.
+    epdout: str | None = field(default=None, metadata=json_field(run=True, omit_none=True))
+    #: Milliseconds between the games a worker plays (cutechess's ``-wait``).
+    wait_ms: int = field(default=0, metadata=json_field("wait", run=True))
+    #: Games between the lines counting how games ended (``-outcomeinterval``; 0 = at the end).
+    outcome_interval: int = field(default=0, metadata=json_field("outcomeinterval", run=True))
     #: The directory the match was started from (absolute; None in the config.json of an
     #: earlier version): relative commands and ``dir=`` were run from there, and a resume
     #: from elsewhere runs them from there again (:meth:`in_start_dir`).
-    start_dir: str | None = None
+    start_dir: str | None = field(default=None, metadata=json_field(run=True))
+    #: :meth:`games_digest` when the match started (None: not yet, or an earlier version's
+    #: folder); ``--resume`` refuses a folder whose settings changed since.
+    digest: str | None = field(
+        default=None, metadata=json_field("settings_sha256", omit_none=True, run=True)
+    )
 
     def __post_init__(self) -> None:
         if len(self.engines) < 2:
@@ -830,8 +730,8 @@ class MatchConfig:
             raise ConfigError(f"two engines are named '{twice[0]}'")
         if self.sprt is not None and len(self.engines) != 2:
             raise ConfigError("--sprt needs exactly two engines")
-        _within("--games", self.games, 1, MAX_GAMES)
-        _within("--rounds", self.rounds, 1, MAX_GAMES)
+        within_range("--games", self.games, 1, MAX_GAMES)
+        within_range("--rounds", self.rounds, 1, MAX_GAMES)
         encounters = len(self.engines) - 1
         if self.tournament is Tournament.ROUND_ROBIN:
             encounters = len(self.engines) * (len(self.engines) - 1) // 2
@@ -840,12 +740,22 @@ class MatchConfig:
                 f"{self.games * self.rounds * encounters} games in all: at most {MAX_GAMES} "
                 "(--games x --rounds x encounters)"
             )
-        _within("--concurrency", self.concurrency, 1, MAX_CONCURRENCY)
-        _within("--seed", self.seed, 0, MAX_NODES)
+        within_range("--concurrency", self.concurrency, 1, MAX_CONCURRENCY)
+        within_range("--seed", self.seed, 0, MAX_NODES)
         plain_text("--event", self.event)
         for key, value in self.rules.items():
             plain_text("--rule", f"{key}={value}")
-        _within("--ratinginterval", self.rating_interval, 0, MAX_GAMES)
+        within_range("--ratinginterval", self.rating_interval, 0, MAX_GAMES)
+        within_range("--outcomeinterval", self.outcome_interval, 0, MAX_GAMES)
+        within_range("--repeat", self.repeat, 1, MAX_GAMES)
+        within_range("--wait", self.wait_ms, 0, MAX_WAIT_MS, " of milliseconds")
+        plain_text("--site", self.site)
+        if self.epdout is not None:
+            plain_text("--epdout", self.epdout)
+            if not self.epdout.strip():
+                raise ConfigError("--epdout: the file name is empty")
+        if self.digest is not None and re.fullmatch(r"[0-9a-f]{64}", self.digest) is None:
+            raise ConfigError("settings sha256: must be 64 lowercase hexadecimal digits")
         self.make_rules()
 
     def make_rules(self) -> Rules:
@@ -853,7 +763,7 @@ class MatchConfig:
         try:
             return make_rules(self.variant, self.rules)
         except GameError as exc:
-            raise ConfigError(f"--variant/--rule: {_shown(str(exc))}") from None
+            raise ConfigError(f"--variant/--rule: {shown_value(str(exc))}") from None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -861,71 +771,26 @@ class MatchConfig:
 
     def to_json(self) -> dict[str, Any]:
         """``config.json``: :meth:`from_json` reads it back into an equal configuration."""
-        adj = self.adjudication
-        return {
-            "engines": [e.to_json() for e in self.engines],
-            "variant": self.variant,
-            "rules": dict(self.rules),
-            "seed": self.seed,
-            "games": self.games,
-            "rounds": self.rounds,
-            "tournament": self.tournament.value,
-            "concurrency": self.concurrency,
-            "openings": self.openings.to_json(),
-            "resign": None if adj.resign is None else asdict(adj.resign),
-            "draw": None if adj.draw is None else asdict(adj.draw),
-            "maxplies": adj.max_plies,
-            "tables": adj.tables,
-            "sprt": None if self.sprt is None else self.sprt.to_json(),
-            "recover": self.recover,
-            "out": self.out,
-            "event": self.event,
-            "debug": self.debug,
-            "ratinginterval": self.rating_interval,
-            "start_dir": self.start_dir,
-        }
+        data: dict[str, Any] = datajson.to_json(self)
+        return data
 
     @staticmethod
     def from_json(data: Any) -> MatchConfig:
         """The configuration of ``config.json`` (also as older versions wrote it)."""
-        if not isinstance(data, Mapping):
-            raise ConfigError("the configuration is not a JSON object")
-        timeouts = _timeouts_json(data.get("timeout") or {})
-        engines = data.get("engines")
-        if not isinstance(engines, list) or not all(isinstance(e, Mapping) for e in engines):
-            raise ConfigError("the configuration has no list of engines")
-        resign, draw, sprt = data.get("resign"), data.get("draw"), data.get("sprt")
         try:
-            tournament = Tournament(data.get("tournament", "round-robin"))
-        except ValueError:
-            raise ConfigError(f"unknown tournament '{data.get('tournament')}'") from None
-        return MatchConfig(
-            engines=tuple(EngineConfig.from_json(e, timeouts) for e in engines),
-            variant=_text(data, "variant"),
-            seed=_json_int(data, "seed"),
-            rules={str(k): str(v) for k, v in _mapping(data, "rules").items()},
-            games=_json_int(data, "games"),
-            rounds=_json_int(data, "rounds"),
-            tournament=tournament,
-            concurrency=_json_int(data, "concurrency"),
-            openings=OpeningsConfig.from_json(_mapping(data, "openings")),
-            adjudication=Adjudication(
-                resign=None
-                if resign is None
-                else ResignRule(**_json_ints(resign, "resign", ResignRule, bools=("twosided",))),
-                draw=None if draw is None else DrawRule(**_json_ints(draw, "draw", DrawRule)),
-                max_plies=_json_int(data, "maxplies"),
-                tables=None if data.get("tables") is None else _text(data, "tables"),
-            ),
-            sprt=None if sprt is None else SprtConfig(**_json_sprt(sprt)),
-            recover=_json_bool(data, "recover"),
-            out=None if data.get("out") is None else str(data["out"]),
-            event=_text(data, "event") if "event" in data else "zengine match",
-            debug=_json_bool(data, "debug"),
-            # Older folders have none: the default.
-            rating_interval=_json_int({"ratinginterval": 10, **data}, "ratinginterval"),
-            start_dir=None if data.get("start_dir") is None else _text(data, "start_dir"),
-        )
+            return datajson.from_json(MatchConfig, _upgraded(data), "configuration")
+        except datajson.ShapeError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def games_digest(self) -> str:
+        """The SHA-256 (hex) of the settings that make the games what they are: all but those
+        tagged ``run`` (concurrency, commands, timeouts, the output...). Kept in config.json
+        when a match starts, so that a resume of an edited folder does not mix two matches."""
+        shaping = datajson.to_json(self, keep=lambda f: not datajson.tag(f, "run"))
+        _drop_later_defaults(shaping, _LATER_MATCH)
+        for engine in shaping["engines"]:
+            _drop_later_defaults(engine, _LATER_ENGINE)
+        return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()
 
     def in_start_dir(self) -> MatchConfig:
         """The engines as run from the directory the match was started from (for a resume on
@@ -943,294 +808,44 @@ class MatchConfig:
         return replace(self, engines=engines)
 
 
-# --- config.json helpers: a wrong type is a ConfigError, never a TypeError ------------------------
+#: Settings added after digests were first kept (cutechess's -repeat, -noswap, -reverse,
+#: -site; initstr=, whitepov): at these values they are left out of the digest, so that a
+#: folder of an earlier version, which has none of them, still resumes.
+_LATER_MATCH: dict[str, Any] = {"repeat": 2, "swap": True, "reverse": False, "site": "?"}
+_LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False}
 
 
-def _mapping(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = data.get(key) or {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"configuration: '{key}' is not an object")
-    return value
+def _drop_later_defaults(data: dict[str, Any], later: Mapping[str, Any]) -> None:
+    for key, value in later.items():
+        if key in data and data[key] == value:
+            del data[key]
 
 
-def _text(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str):
-        raise ConfigError(f"configuration: '{key}' is not a string")
-    return value
+def _upgraded(data: Any) -> Any:
+    """config.json as earlier versions wrote it, in today's form: the timeouts once for the
+    whole match (each engine has its own now), an openings' ``plies`` and ``start`` as text."""
+    if not isinstance(data, Mapping):
+        return data
+    data = dict(data)
+    shared = data.pop("timeout", None)
+    engines = data.get("engines")
+    if isinstance(engines, list):
+        data["engines"] = [_engine_upgraded(e, shared) for e in engines]
+    openings = data.get("openings")
+    if isinstance(openings, Mapping):
+        data["openings"] = {
+            k: int(v) if k in ("plies", "start") and _digits(v) else v for k, v in openings.items()
+        }
+    return data
 
 
-def _texts(data: Mapping[str, Any], key: str) -> list[str]:
-    value = data.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"configuration: '{key}' is not a list of strings")
-    return value
+def _engine_upgraded(engine: Any, shared: Any) -> Any:
+    """An engine with no timeouts of its own takes the match's (none: the defaults)."""
+    if not isinstance(engine, Mapping) or engine.get("timeout") is not None:
+        return engine
+    rest = {k: v for k, v in engine.items() if k != "timeout"}
+    return rest if shared is None else {**rest, "timeout": shared}
 
 
-def _json_int(data: Mapping[str, Any], key: str) -> int:
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ConfigError(f"configuration: '{key}' is not a whole number")
-    return value
-
-
-def _json_bool(data: Mapping[str, Any], key: str) -> bool:
-    value = data.get(key, False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"configuration: '{key}' is not true or false")
-    return value
-
-
-def _json_ints(data: Any, key: str, kind: type, bools: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The fields of an adjudication rule (``kind``); a missing one keeps its default."""
-    known = set(kind.__dataclass_fields__)  # type: ignore[attr-defined]
-    if not isinstance(data, Mapping) or not set(data) <= known:
-        raise ConfigError(f"configuration: '{key}' is not an object of {', '.join(sorted(known))}")
-    return {k: _json_bool(data, k) if k in bools else _json_int(data, k) for k in data}
-
-
-def _json_numbers(data: Any, key: str) -> dict[str, float]:
-    if not isinstance(data, Mapping) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()
-    ):
-        raise ConfigError(f"configuration: '{key}' is not an object of numbers")
-    return {str(k): float(v) for k, v in data.items()}
-
-
-def _json_sprt(data: Any) -> dict[str, float]:
-    """The SPRT's settings: all four, as the command line stores them."""
-    numbers = _json_numbers(data, "sprt")
-    if set(numbers) != set(SprtConfig.KEYS):
-        raise ConfigError("configuration: 'sprt' is not an object of elo0, elo1, alpha, beta")
-    return numbers
-
-
-def _timeouts_json(data: Any) -> Timeouts:
-    if not isinstance(data, Mapping) or not set(data) <= set(Timeouts.KEYS):
-        raise ConfigError("configuration: 'timeout' is not an object of start, ready, move, grace")
-    # An earlier version wrote no "ready": its isready waits were the start timeout (None).
-    return Timeouts(**_json_numbers({k: v for k, v in data.items() if v is not None}, "timeout"))
-
-
-# --- the command line ---------------------------------------------------------------------------
-
-#: option -> number of value words: None = any number of words (up to the next option)
-OPTIONS: dict[str, int | None] = {
-    "engine": None,
-    "each": None,
-    "variant": 1,
-    "rule": None,
-    "games": 1,
-    "rounds": 1,
-    "tournament": 1,
-    "concurrency": 1,
-    "openings": None,
-    "seed": 1,
-    "maxplies": 1,
-    "tables": 1,
-    "resign": None,
-    "draw": None,
-    "sprt": None,
-    "recover": 0,
-    "out": 1,
-    "resume": 1,
-    "timeout": None,
-    "event": 1,
-    "debug": 0,
-    "ratinginterval": 1,
-    # Where the games are played, not what the match is: tools/referee/match.py reads it.
-    "cluster": 1,
-}
-
-
-#: The words that ask for the help.
-HELP_WORDS = ("-h", "--help", "-help")
-
-
-def split_options(args: list[str]) -> list[tuple[str, list[str]]]:
-    """``--opt word word --opt2 ...`` -> ``[(opt, words)]`` (``-opt`` works too, as in cutechess).
-
-    ``-h``, ``--help`` (where an option may stand) give ``("help", [])``: the caller prints the
-    help. Only a whole word is an option: ``--resume -dir`` is the folder ``-dir``."""
-    out: list[tuple[str, list[str]]] = []
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if token.lower() in HELP_WORDS:
-            out.append(("help", []))
-            i += 1
-            continue
-        if not token.startswith("-") or token in ("-", "--"):
-            raise ConfigError(f"unexpected argument '{_shown(token)}' (options start with --)")
-        name = token.lstrip("-").lower()
-        if name not in OPTIONS:
-            raise ConfigError(_unknown_option(token))
-        arity = OPTIONS[name]
-        i += 1
-        words: list[str] = []
-        while i < len(args) and (arity is None or len(words) < arity):
-            if args[i].startswith("--") or (arity is None and _is_option(args[i])):
-                break
-            words.append(args[i])
-            i += 1
-        if arity is not None and len(words) != arity:
-            raise ConfigError(f"--{name} needs {arity} value{'s' if arity > 1 else ''}")
-        out.append((name, words))
-    return out
-
-
-def _unknown_option(token: str) -> str:
-    return f"unknown option '{_shown(token)}' (known: {', '.join('--' + o for o in OPTIONS)})"
-
-
-def _is_option(token: str) -> bool:
-    return token.lower() in HELP_WORDS or (
-        token.startswith("-") and token.lstrip("-").lower() in OPTIONS
-    )
-
-
-def key_values(option: str, words: list[str], bare: tuple[str, ...] = ()) -> dict[str, str]:
-    """``key=value`` words as a dict; words listed in ``bare`` may stand alone (value "")."""
-    out: dict[str, str] = {}
-    for word in words:
-        key, sep, value = word.partition("=")
-        if not sep:
-            if word.lower() in bare:
-                out[word.lower()] = ""
-                continue
-            if word.startswith("-"):  # an option misspelt: say so, as after other options
-                raise ConfigError(_unknown_option(word))
-            raise ConfigError(f"--{option}: '{_shown(word)}' is not key=value")
-        if not key:
-            raise ConfigError(f"--{option}: '{_shown(word)}' has no key")
-        out[key if key.startswith("option.") else key.lower()] = value
-    return out
-
-
-def _no_extra(option: str, kv: Mapping[str, str], allowed: set[str]) -> None:
-    extra = set(kv) - allowed
-    if extra:
-        raise ConfigError(
-            f"--{option}: unknown key{'s' if len(extra) > 1 else ''} "
-            f"{', '.join(_shown(k) for k in sorted(extra))} "
-            f"(keys: {', '.join(sorted(allowed))})"
-        )
-
-
-def _dedupe(names: list[str], explicit: list[bool]) -> list[str]:
-    """Names that tell engines apart in records. An automatic name (from the command, no
-    ``name=``) shared with another engine is numbered: ``zengine, zengine`` -> ``zengine-1,
-    zengine-2`` (skipping any name another engine has). A ``name=`` the user gave is kept
-    as it is, and given twice it is refused, as fastchess does: renaming it would put a name
-    in the records that the user never wrote (and ``--each name=`` names every engine alike)."""
-    given = Counter(n for n, e in zip(names, explicit) if e)
-    twice = [n for n, count in given.items() if count > 1]
-    if twice:
-        raise ConfigError(
-            f"--engine name={_shown(twice[0])}: two engines are named so (give each its own name=)"
-        )
-    counts = Counter(names)
-    # Every name that stays as it is: the given ones and the automatic ones used once (an
-    # engine whose command is ./x-1 is named x-1 too).
-    taken = set(given) | {n for n, e in zip(names, explicit) if not e and counts[n] == 1}
-    seen: Counter[str] = Counter()
-    out = []
-    for name, own in zip(names, explicit):
-        if not own and counts[name] > 1:
-            seen[name] += 1
-            while f"{name}-{seen[name]}" in taken:
-                seen[name] += 1
-            name = f"{name}-{seen[name]}"
-            taken.add(name)
-        out.append(name)
-    return out
-
-
-def parse_command_line(args: list[str]) -> MatchConfig:
-    """The command line as a validated configuration (the seed is drawn if absent)."""
-    engines: list[dict[str, str]] = []
-    each: dict[str, str] = {}
-    settings: dict[str, Any] = {}
-    rules: dict[str, str] = {}
-    timeouts = Timeouts()
-    resign: ResignRule | None = None
-    draw: DrawRule | None = None
-    max_plies = Adjudication().max_plies
-    tables: str | None = None
-    for name, words in split_options(args):
-        if name == "engine":
-            engines.append(key_values(name, words))
-        elif name == "each":
-            each.update(key_values(name, words))
-        elif name == "variant":
-            settings["variant"] = words[0]
-        elif name == "rule":
-            rules.update({k.lower(): v for k, v in key_values(name, words).items()})
-        elif name in ("games", "rounds"):
-            settings[name] = _int(f"--{name}", words[0], 1, MAX_GAMES)
-        elif name == "concurrency":
-            settings[name] = parse_concurrency(words[0])
-        elif name == "ratinginterval":
-            settings["rating_interval"] = parse_rating_interval(words[0])
-        elif name == "seed":
-            settings[name] = _int("--seed", words[0], 0, MAX_NODES)
-        elif name == "maxplies":
-            max_plies = _int("--maxplies", words[0], 0, MAX_GAMES)
-        elif name == "tables":
-            tables = os.path.abspath(words[0])  # a resume from elsewhere finds it
-        elif name == "tournament":
-            try:
-                settings[name] = Tournament(words[0])
-            except ValueError:
-                raise ConfigError(
-                    f"--tournament {_shown(words[0])}: must be round-robin or gauntlet"
-                ) from None
-        elif name == "openings":
-            settings["openings"] = OpeningsConfig.parse(words)
-        elif name == "resign":
-            kv = key_values(name, words)
-            _no_extra(name, kv, {"movecount", "score", "twosided"})
-            resign = ResignRule(
-                _int("--resign movecount=", kv.get("movecount", "3"), 1, MAX_MOVECOUNT),
-                _int("--resign score=", kv.get("score", "1000"), 0, MAX_CP, " of centipawns"),
-                _bool("--resign twosided=", kv.get("twosided", "false")),
-            )
-        elif name == "draw":
-            kv = key_values(name, words)
-            _no_extra(name, kv, {"movenumber", "movecount", "score"})
-            draw = DrawRule(
-                _int("--draw movenumber=", kv.get("movenumber", "40"), 0, MAX_MOVENUMBER),
-                _int("--draw movecount=", kv.get("movecount", "8"), 1, MAX_MOVECOUNT),
-                _int("--draw score=", kv.get("score", "10"), 0, MAX_CP, " of centipawns"),
-            )
-        elif name == "sprt":
-            settings["sprt"] = SprtConfig.parse(words)
-        elif name == "timeout":
-            timeouts = timeouts.with_keys(key_values(name, words), "--timeout ")
-        elif name in ("recover", "debug"):
-            settings[name] = True
-        elif name in ("out", "event"):
-            settings[name] = words[0]
-        elif name == "resume":
-            raise ConfigError(
-                "--resume DIR takes no other option except --concurrency and --ratinginterval"
-            )
-
-    if not engines:  # the demonstration
-        engines = [{}, {}]
-        if not any(k in each for k in ("tc", "st", "depth", "nodes")):
-            each = {**DEMO_LIMITS, **each}
-        settings.setdefault("games", DEMO_GAMES)
-    if len(engines) == 1:
-        raise ConfigError("one --engine given: give at least two (or none for the demonstration)")
-    merged = [{**each, **e} for e in engines]
-    configs = [engine_config(keys, timeouts) for keys in merged]
-    names = _dedupe([c.name for c in configs], [bool(keys.get("name")) for keys in merged])
-    return MatchConfig(
-        engines=tuple(replace(c, name=n) for c, n in zip(configs, names)),
-        variant=settings.pop("variant", variant_names()[0]),
-        seed=settings.pop("seed") if "seed" in settings else secrets.randbelow(2**31),
-        rules=rules,
-        adjudication=Adjudication(resign, draw, max_plies, tables),
-        **settings,
-    )
+def _digits(value: Any) -> bool:
+    return isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10

@@ -140,6 +140,21 @@ class StderrLog:
             self._stream.close()
 
 
+class StderrTee(StderrLog):
+    """The match's stderr log and an engine's own file (cutechess's ``stderr=``): each one
+    is closed by its owner, not here."""
+
+    def __init__(self, shared: StderrLog, own: StderrLog) -> None:
+        self._logs = (shared, own)
+
+    def write(self, data: bytes) -> None:
+        for log in self._logs:
+            log.write(data)
+
+    def close(self) -> None:
+        pass
+
+
 def _first_word_is(line: str, word: str) -> bool:
     """Whether ``word`` is the first token of ``line``."""
     text = line.lstrip()
@@ -212,7 +227,6 @@ class EngineProcess:
             raise EngineError(
                 Termination.DISCONNECT, self.name, f"cannot start: {shlex.join(config.cmd)}: {exc}"
             ) from None
-        self.ledger.started(self.proc.pid)
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
@@ -559,6 +573,8 @@ class EngineProcess:
         proto = self.config.proto
         self.send(proto.hello, self.config.timeouts.start)
         self.wait_for(f"{proto.hello}ok")
+        for line in self.config.init_strings:  # cutechess's initstr=, sent as written
+            self.send(line)
         for name, value in self.config.options.items():
             self.send(f"setoption name {name} value {value}")
             self.sync(setting=f"option.{name}={value}")

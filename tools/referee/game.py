@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, Rules
 from zengine.engine.text import quoted
@@ -73,6 +74,7 @@ def play_game(
     opening: Opening,
     engines: tuple[EngineProcess, EngineProcess],
     adjudication: Adjudication,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> PlayedGame:
     """Play a game from ``opening`` between ``engines[0]`` (p1) and ``engines[1]`` (p2).
 
@@ -85,6 +87,10 @@ def play_game(
     ``go`` is discarded when ``go`` is sent, and what follows its ``bestmove`` is stale
     (:meth:`EngineProcess.discard_stale`); the ``bestmove`` lines so discarded are warnings
     of the record. An ``error`` line instead of a ``bestmove`` loses the game, quoted.
+
+    ``progress`` is given the game's state for those who follow it after every ``go``
+    (:mod:`tools.referee.progress`): written while the engine thinks, it adds nothing to the
+    referee's time between a ``bestmove`` and the next ``go``.
     """
     state = opening.state(rules)
     start_fen = start_position(rules, opening)
@@ -126,6 +132,7 @@ def play_game(
 
     clocks = (Clock(engines[0].config.limits), Clock(engines[1].config.limits))
     cps: tuple[list[int | None], list[int | None]] = ([], [])
+    reported: list[tuple[Score | None, int | None]] = [(None, None), (None, None)]
     last_read: float | None = None
     while True:
         over = state.outcome()
@@ -165,6 +172,8 @@ def play_game(
             sent = engine.send(go, wait_s)
             if last_read is not None:
                 overhead_s.append(sent - last_read)
+            if progress is not None:
+                progress(_progress(engines, state.position_text(), moves, clocks, reported))
             stamp, tokens, line, score, depth = _answer(engine, sent + wait_s)
         except EngineError as exc:
             failed.append(side)
@@ -238,13 +247,43 @@ def play_game(
         history.append(canonical)
         moves.append(canonical)
         times_ms.append(elapsed_ms)
+        if score is not None and side == 1 and engines[side].config.whitepov:
+            # Reported from player 1's view (cutechess's whitepov): made the mover's.
+            score = (
+                Score(-score.cp, None) if score.cp is not None else Score(None, -(score.mate or 0))
+            )
         scores.append(score)
         depths.append(depth)
+        reported[side] = (score, depth)
         cps[side].append(None if score is None else score.centipawns(MATE_CP))
         if state.outcome() is None:
             adjudged = adjudicate(adjudication, cps, side, len(moves))
             if adjudged is not None:
                 return finish(adjudged)
+
+
+def _progress(
+    engines: tuple[EngineProcess, EngineProcess],
+    fen: str,
+    moves: list[str],
+    clocks: tuple[Clock, Clock],
+    reported: list[tuple[Score | None, int | None]],
+) -> dict[str, Any]:
+    """What a follower of the game needs now (:mod:`tools.referee.progress`)."""
+    sides = [
+        {
+            "name": engines[side].name,
+            "clock": clocks[side].remaining_ms if clocks[side].limits.tc is not None else None,
+            "score": _score_text(reported[side][0]),
+            "depth": reported[side][1],
+        }
+        for side in (0, 1)
+    ]
+    return {"fen": fen, "ply": len(moves), "last": moves[-1] if moves else None, "sides": sides}
+
+
+def _score_text(score: Score | None) -> str | None:
+    return None if score is None else score.format()
 
 
 def _answer(

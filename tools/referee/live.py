@@ -10,7 +10,9 @@ is there::
 
 ``Score of`` follows every game of a two-engine match; every ``rating_interval`` games (0 =
 never) comes the Elo line and, with an SPRT, its ``SPRT: llr ...`` line (also at once when the
-SPRT decides), or for a tournament a ranking of the engines against the field.
+SPRT decides), or for a tournament a ranking of the engines against the field; every
+``outcome_interval`` games, how each engine's games ended. When the match ends, the ranking
+(or Elo line) and the outcomes, unless just printed, then ``Finished match``.
 
 The progress bar is drawn on stderr only when stderr is a terminal (never into a pipe or a
 log), by tqdm: the games done, the elapsed time, an estimate of the time left, the games in
@@ -25,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -33,7 +36,7 @@ from tqdm.utils import disp_len
 
 from zengine.tools.referee import stats
 from zengine.tools.referee.records import GameRecord
-from zengine.tools.referee.summary import elo_line, elo_number
+from zengine.tools.referee.summary import elo_line
 from zengine.tools.referee.tally import MatchTally
 
 
@@ -92,6 +95,9 @@ class LiveOutput:
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.refresh_s = refresh_s
         self.rating_interval = 0
+        #: Games between the outcome lists (``-outcomeinterval``; 0: at the end only).
+        self.outcome_interval = 0
+        self._outcomes: dict[int, Counter[str]] = {}
         #: Games started and not yet finished (or discarded).
         self.running = 0
         #: Redraws of the bar by the timer (what shows the clock moving).
@@ -126,6 +132,7 @@ class LiveOutput:
         width = max(4, *(len(n) for n in names))
         lines = [
             f"Rank {'Name':<{width}} {'Elo':>7} {'+/-':>7} {'Games':>6} {'Score':>7} {'Draws':>7}"
+            f" {'Points':>7}"
         ]
         # As cutechess ranks: by score ratio, engines with no game last.
         ranked = sorted(
@@ -137,13 +144,40 @@ class LiveOutput:
             estimate = stats.elo_estimate(tally.pentanomial_of(i))
             elo, margin = ("-", "-")
             if estimate is not None:
-                elo, margin = elo_number(estimate.elo), f"{estimate.margin:.1f}"
+                elo, margin = stats.format_elo(estimate.elo), f"{estimate.margin:.1f}"
             score = f"{100 * wdl.points / wdl.games:.1f}%" if wdl.games else "-"
             draws = f"{100 * wdl.draws / wdl.games:.1f}%" if wdl.games else "-"
             lines.append(
                 f"{rank:>4} {names[i]:<{width}} {elo:>7} {margin:>7} {wdl.games:>6} {score:>7} {draws:>7}"
+                f" {wdl.points:>7g}"
             )
         return lines
+
+    def count_outcome(self, record: GameRecord) -> None:
+        """Count how a game ended, for each of its two engines (``-outcomeinterval``)."""
+        text = f"{record.result.pgn} {{{record.reason}}}"
+        for index in (record.p1_index, record.p2_index):
+            self._outcomes.setdefault(index, Counter())[text] += 1
+
+    def outcome_lines(self) -> list[str]:
+        """How the games ended, per engine, as cutechess's ``-outcomeinterval`` lists them."""
+        lines = []
+        for index, name in enumerate(self._names):
+            lines.append(f"Player: {name}")
+            counts = self._outcomes.get(index, Counter())
+            lines += [f'   "{text}": {count}' for text, count in sorted(counts.items())]
+        return lines
+
+    def final_lines(self, tally: MatchTally, sprt: stats.SprtState | None) -> list[str]:
+        """What cutechess prints when a match ends: the ranking and the outcomes (unless the
+        last game just printed them), then ``Finished match``."""
+        lines = []
+        games = tally.games
+        if games and not (self.rating_interval and games % self.rating_interval == 0):
+            lines += self.rating_lines(tally, sprt)
+        if games and not (self.outcome_interval and games % self.outcome_interval == 0):
+            lines += self.outcome_lines()
+        return [*lines, "Finished match"]
 
     def finished_lines(
         self, record: GameRecord, tally: MatchTally, sprt: stats.SprtState | None = None
@@ -161,17 +195,25 @@ class LiveOutput:
                 f"Score of {self._names[0]} vs {self._names[1]}: "
                 f"{wdl.wins} - {wdl.losses} - {wdl.draws}  [{ratio:.3f}] {wdl.games}"
             )
+        self.count_outcome(record)
         interval = bool(self.rating_interval) and tally.games % self.rating_interval == 0
         # The SPRT's decision is told at once (once), with the Elo it was reached at.
         decided = sprt is not None and sprt.verdict is not None and not self._told_decision
         if interval or decided:
             lines += self.rating_lines(tally, sprt)
             self._told_decision = self._told_decision or decided
+        if self.outcome_interval and tally.games % self.outcome_interval == 0:
+            lines += self.outcome_lines()
         return lines
 
     # --- the run -----------------------------------------------------------------------------
     def begin(
-        self, names: Sequence[str], total: int, tally: MatchTally, rating_interval: int = 10
+        self,
+        names: Sequence[str],
+        total: int,
+        tally: MatchTally,
+        rating_interval: int = 10,
+        outcome_interval: int = 0,
     ) -> None:
         """A run starts: ``total`` games in the schedule, ``tally`` counts those finished (also
         before this run); the bar and its timer start if wanted."""
@@ -180,6 +222,7 @@ class LiveOutput:
             self._total = total
             self._tally = tally
             self.rating_interval = rating_interval
+            self.outcome_interval = outcome_interval
             if not self.progress or self._bar is not None:
                 return
             self._bar = _Bar(

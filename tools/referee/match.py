@@ -1,14 +1,16 @@
 """``zengine match``: engine-vs-engine matches and tournaments (the referee).
 
-Arguments follow cutechess-cli (see :mod:`tools.referee.config`). With no engine, the built-in engine
-plays itself: a short demonstration on the first variant. The configuration and the seed are
-stored in the output directory; the schedule is a pure function of them, so ``zengine match
+Arguments follow cutechess-cli (see :mod:`tools.referee.options`). With no engine, the built-in
+engine plays itself: a short demonstration on the first variant. The configuration and the seed
+are stored in the output directory; the schedule is a pure function of them, so ``zengine match
 --resume DIR`` plays exactly the games still missing. See docs/referee.md.
 
-The referee's parts: :mod:`tools.referee.config` (the command line as dataclasses), :mod:`tools.referee.runner`
-(the coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
+The referee's parts: :mod:`tools.referee.options` (the command line, one table) and
+:mod:`tools.referee.config` (the settings as dataclasses), :mod:`tools.referee.runner` (the
+coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
 :mod:`tools.referee.game` (one game between two processes), :mod:`tools.referee.records`,
-:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics), :mod:`tools.referee.live`.
+:mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics),
+:mod:`tools.referee.live`.
 """
 
 from __future__ import annotations
@@ -25,17 +27,16 @@ import click
 from zengine.cli import fail
 from zengine.engine.text import shown
 from zengine.engine.variants import variant_names
-from zengine.tools.referee.config import (
-    ConfigError,
-    MatchConfig,
-    OpeningsKind,
-    check_commands,
-    parse_command_line,
-    parse_concurrency,
-    parse_rating_interval,
+from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind, check_commands
+from zengine.tools.referee.live import LiveOutput, print_line
+from zengine.tools.referee.options import (
+    NOT_FIELDS,
+    config_of,
+    help_lines,
+    read_options,
+    resume_settings,
     split_options,
 )
-from zengine.tools.referee.live import LiveOutput, print_line
 from zengine.tools.referee.process_tree import autogroups_on, run_in_own_session
 from zengine.tools.referee.runner import (
     CONFIG_FILE,
@@ -72,44 +73,43 @@ def run_match(
     (:mod:`tools.referee.cluster`, imported only then), connected before the output directory is made.
     Raises ConfigError for any of it, SetupWriteError when the folder cannot be written."""
     options = split_options(args)
-    resume = [words for name, words in options if name == "resume"]
-    clusters = [words[0] for name, words in options if name == "cluster"]
+    resumed = resume_settings(options)
+    settings = read_options(options) if resumed is None else resumed
+    cluster: str | None = settings.get("cluster")
     executor: ClusterExecutor | None = None
     lock: FolderLock | None = None
     try:
-        if resume:
-            allowed = ("resume", "concurrency", "ratinginterval", "cluster")
-            extra = [name for name, _ in options if name not in allowed]
-            if extra:
-                raise ConfigError(f"--resume takes the stored configuration; drop --{extra[0]}")
-            out_dir = Path(resume[0][0])
+        if resumed is not None:
+            out_dir = Path(resumed["resume"])
             if not out_dir.is_dir():
                 # A file there is not "missing": say what it is not.
                 what = "not a folder" if out_dir.exists() else "no such folder"
                 raise ConfigError(f"--resume {shown(str(out_dir), 300)}: {what}")
-            executor = _connect(clusters)
+            executor = _connect(cluster)
             lock = FolderLock(out_dir)
             config = read_config(out_dir)
-            for name, words in options:
-                if name == "concurrency":
-                    config = replace(config, concurrency=parse_concurrency(words[0]))
-                elif name == "ratinginterval":
-                    config = replace(config, rating_interval=parse_rating_interval(words[0]))
+            _check_settings_unchanged(config, out_dir)
+            config = replace(config, **{k: v for k, v in resumed.items() if k not in NOT_FIELDS})
             if executor is None:  # on a cluster, commands are the workers' (docs/referee.md)
                 config = config.in_start_dir()
                 check_commands(config.engines)
             _check_openings_unchanged(config)
         else:
-            config = parse_command_line(args)
-            if not clusters:
+            config = config_of(settings)
+            if cluster is None:
                 check_commands(config.engines)
             config = _check_openings(config)  # before the folder is made
-            executor = _connect(clusters)
+            executor = _connect(cluster)
             out_dir = new_out_dir(config.out)
             check_not_foreign(out_dir)
             lock = FolderLock(out_dir)
             check_unused(out_dir)
-            config = replace(config, out=str(out_dir), start_dir=_current_dir())
+            config = replace(
+                config,
+                out=str(out_dir),
+                start_dir=_current_dir(),
+                digest=config.games_digest(),
+            )
             try:
                 write_config(config, out_dir)
             except OSError as exc:
@@ -149,13 +149,13 @@ def _current_dir() -> str | None:
         return None
 
 
-def _connect(clusters: list[str]) -> ClusterExecutor | None:
+def _connect(cluster: str | None) -> ClusterExecutor | None:
     """The cluster of ``--cluster`` (the last one given), or None to play on this machine."""
-    if not clusters:
+    if cluster is None:
         return None
     from zengine.tools.referee.cluster import connect, parse_cluster
 
-    return connect(parse_cluster(clusters[-1]))
+    return connect(parse_cluster(cluster))
 
 
 def _check_openings(config: MatchConfig) -> MatchConfig:
@@ -169,6 +169,19 @@ def _check_openings(config: MatchConfig) -> MatchConfig:
     except OpeningError as exc:
         raise ConfigError(f"--openings: {exc}") from None
     return config
+
+
+def _check_settings_unchanged(config: MatchConfig, out_dir: Path) -> None:
+    """On ``--resume``: config.json holds the settings the folder's games were played with
+    (an edited variant or seed would play the rest of the match as another one, splitting
+    pairs). Only those that shape the games count (:meth:`MatchConfig.games_digest`); a
+    folder of an earlier version kept no digest (its records are checked by the runner)."""
+    if config.digest is not None and config.digest != config.games_digest():
+        raise ConfigError(
+            f"--resume {shown(str(out_dir), 300)}: {CONFIG_FILE} changed since the match "
+            "started: its games were played with other settings (restore it, or start a "
+            "new match)"
+        )
 
 
 def _check_openings_unchanged(config: MatchConfig) -> None:
@@ -192,30 +205,7 @@ def _check_openings_unchanged(config: MatchConfig) -> None:
 HELP = """Play engine-vs-engine matches and tournaments (cutechess-cli style options).
 
 \b
---engine key=value...   an engine (repeat): cmd= name= proto=uci|ugi option.NAME=V
-                        tc=[moves/]base[+inc] st=S depth=N nodes=N timemargin=MS dir=
-                        timeout.start=S timeout.ready=S timeout.move=S timeout.grace=S
---each key=value...     keys for every engine
---variant V             {variants}   --rule KEY=VALUE...
---games N --rounds N    games per encounter per round (pairs, colours swapped)
---tournament T          round-robin (default) or gauntlet (first engine vs the others)
---concurrency N         games at once, each with its own engine processes
---openings random plies=N | file=PATH [order=sequential|random] [start=K]
-                        [plies=N] (at most N plies of each line) | none
---seed N                the schedule's seed (drawn and printed if absent)
---ratinginterval N      an Elo line every N games (default 10, 0 = none)
---maxplies N            draw after N plies (default 1000, 0 = off)
---tables DIR            end a game at a position of these endgame tables, exactly
---resign movecount=N score=CP [twosided=true]
-                        (defaults movecount=3 score=1000)
---draw movenumber=N movecount=N score=CP
-                        (defaults movenumber=40 movecount=8 score=10)
---sprt elo0=E0 elo1=E1 alpha=A beta=B   stop when decided (two engines)
---recover               restart a crashed engine and go on
---timeout start=S ready=S move=S grace=S   uciok, readyok, untimed move, clock grace
---out DIR | --resume DIR   --event NAME   --debug (traffic.log)
---cluster tcp://HOST:PORT | local:N   play the games on a Dask cluster (one game
-                        per worker thread; needs pip install 'zengine[cluster]')
+{options}
 
 With no --engine, the built-in engine plays itself: a short demonstration on {first}.
 
@@ -228,7 +218,7 @@ Exit codes:
 def _help() -> str:
     names = variant_names()
     exits = "\n".join(f"  {reason.code:<4} {reason.meaning}" for reason in ExitReason)
-    return HELP.format(variants=" ".join(names), first=names[0], exits=exits)
+    return HELP.format(options=help_lines(names), first=names[0], exits=exits)
 
 
 @click.command(
@@ -249,7 +239,7 @@ def match_command(ctx: click.Context, args: tuple[str, ...]) -> None:
         )
     where = ctx.command_path
     try:
-        if any(name == "help" for name, _ in split_options(list(args))):
+        if any(option is None for option, _ in split_options(list(args))):
             click.echo(ctx.get_help())
             return
         result = run_match(list(args))

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from zengine.tools.referee.config import MatchConfig
 from zengine.tools.referee.engine_client import EngineError, EngineProcess
 from zengine.tools.referee.game import play_game
+from zengine.tools.referee.progress import Progress
 from zengine.tools.referee.records import GameRecord, make_record
 from zengine.tools.referee.schedule import ScheduledGame
 
@@ -52,14 +54,18 @@ class GameReport:
 
 
 def play_scheduled_game(
-    config: MatchConfig, game: ScheduledGame, start_engine: StartEngine
+    config: MatchConfig,
+    game: ScheduledGame,
+    start_engine: StartEngine,
+    live_dir: Path | None = None,
 ) -> GameReport:
     """Play ``game`` of the match ``config`` with engines from ``start_engine``.
 
     An engine that fails during the game loses it. An engine that cannot be had (it never
     became ready) raises :class:`EngineNotStarted`, and one that rejects a setting (an
     option, the variant) :class:`tools.referee.engine_client.SettingRejected`: neither is a game
-    lost, and the game is not played.
+    lost, and the game is not played. With ``live_dir`` (the match's folder), the game in
+    progress is followed there (:mod:`tools.referee.progress`).
     """
     rules = config.make_rules()
     indices = (game.p1, game.p2)
@@ -69,7 +75,18 @@ def play_scheduled_game(
             engines.append(start_engine(index))
         except EngineError as exc:
             raise EngineNotStarted(game.id, exc) from None
-    played = play_game(rules, game.opening, (engines[0], engines[1]), config.adjudication)
+    live = Progress.open(live_dir, game.id)
+    write = None
+    if live is not None:
+        head = {"id": game.id, "variant": rules.name}
+        write = lambda data: live.write({**head, **data})  # noqa: E731
+    try:
+        played = play_game(
+            rules, game.opening, (engines[0], engines[1]), config.adjudication, write
+        )
+    finally:
+        if live is not None:
+            live.remove()
     record = make_record(config, game, rules, played)
     return GameReport(record, tuple(indices[side] for side in played.failed))
 
@@ -86,6 +103,11 @@ def resync(engine: EngineProcess) -> bool:
         return False
 
 
+def restarted(config: MatchConfig) -> frozenset[int]:
+    """The engines of ``config`` started anew for every game (``restart=on``)."""
+    return frozenset(i for i, e in enumerate(config.engines) if e.restart)
+
+
 class EngineKeeper:
     """The engine processes of one worker, kept from one game to the next.
 
@@ -93,9 +115,16 @@ class EngineKeeper:
     grace in seconds for it to quit by itself.
     """
 
-    def __init__(self, start: StartEngine, retire: Callable[[EngineProcess, float], None]) -> None:
+    def __init__(
+        self,
+        start: StartEngine,
+        retire: Callable[[EngineProcess, float], None],
+        restart: frozenset[int] = frozenset(),
+    ) -> None:
         self._start = start
         self._retire = retire
+        #: Engines started anew for every game (cutechess's ``restart=on``).
+        self.restart = restart
         self.engines: dict[int, EngineProcess] = {}
 
     def engine(self, index: int) -> EngineProcess:
@@ -118,6 +147,8 @@ class EngineKeeper:
                 # A short grace: it already did not answer.
                 self._retire(engine, 0.2)
             failure = report.record.reason
+        for index in self.restart & set(self.engines):
+            self._retire(self.engines.pop(index), 1.0)
         return failure
 
     def close(self) -> None:

@@ -15,14 +15,16 @@ process group, so a group kill misses it. Three things find them (Linux, through
 
 What a SIGKILL of the referee can still leave running is a process an engine started (its
 parent-death signal covers only the engine itself): :class:`ProcessLedger` records the match's
-token and every engine's pid and start time in the folder, and the next run in that folder
-(``--resume``) stops what it can prove is left from it. Elsewhere than on Linux these helpers
+token in the folder, and the next run in that folder (``--resume``) stops what it can prove is
+left from it: a process that carries the token, a member of a session such a process leads, and
+their descendants, never a process on the folder's word alone. Elsewhere than on Linux these helpers
 find nothing and do nothing; the process-group kill of :mod:`tools.referee.engine_client` remains.
 """
 
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import secrets
 import signal
@@ -76,12 +78,43 @@ def is_subreaper() -> bool:
 
 @contextmanager
 def subreaper() -> Iterator[None]:
-    """This process is a child subreaper inside the block (as it was before, after it)."""
+    """This process is a child subreaper inside the block (as it was before, after it); at the
+    block's end, what it adopted meanwhile is stopped (:func:`stop_adopted`)."""
     before = set_subreaper(True)
+    me = os.getpid()
+    own = {(proc.pid, proc.start) for proc in all_procs() if proc.ppid == me}
     try:
         yield
     finally:
+        stop_adopted(own)
         set_subreaper(before)
+
+
+def stop_adopted(own: set[tuple[int, int]]) -> list[int]:
+    """SIGKILL the children of this process (a subreaper) that are not in ``own`` (pid, start
+    time) nor ``multiprocessing``'s, with their descendants, then reap; returns the pids.
+
+    A process whose parent died below a subreaper is re-parented to it, however it left its
+    session and environment (``setsid``, an empty environment, SIGTERM ignored): once the
+    engines are stopped, every child the block did not start itself is such an orphan."""
+    me = os.getpid()
+    spawned = {child.pid for child in multiprocessing.active_children()}
+    killed: dict[int, Proc] = {}
+    for _ in range(5):  # again until nothing is left: a process may start another meanwhile
+        procs = all_procs()
+        adopted = {
+            proc.pid
+            for proc in procs
+            if proc.ppid == me and (proc.pid, proc.start) not in own and proc.pid not in spawned
+        }
+        wanted = adopted | _descendants(procs, adopted)
+        found = {p.pid: p for p in procs if p.pid in wanted and p.pid not in killed}
+        if not found:
+            break
+        kill_processes({pid: proc for pid, proc in found.items() if proc.state != "Z"})
+        killed.update(found)
+    reap(killed)
+    return sorted(killed)
 
 
 def die_with_parent(parent: int) -> Callable[[], None]:
@@ -182,10 +215,15 @@ def _descendants(procs: Iterable[Proc], roots: Iterable[int]) -> set[int]:
 def find_processes(
     tag: str, root: int | None = None, prefix: bool = False, everywhere: bool = True
 ) -> dict[int, Proc]:
-    """The processes carrying ``tag`` (every tag starting with it if ``prefix``), with their
-    descendants, and the descendants of ``root`` (a process of ours not yet reaped: its pid
-    is still its own). The tag is looked for in every process, or (not ``everywhere``) only
-    among the descendants of this process, which is never among them."""
+    """The processes carrying ``tag`` (every tag starting with it if ``prefix``), the members of
+    the sessions they lead, and the descendants of all these and of ``root`` (a process of ours
+    not yet reaped, whose session is searched too: its pid is still its own). The tag is looked
+    for in every process, or (not ``everywhere``) only among the descendants of this process,
+    which is never among them.
+
+    A session is joined only by forking inside it, so its members descend from its leader: one
+    that cleared its environment is still found if it stayed in a tagged leader's session. (A
+    live process's pid is never another session's id, so ``session in leaders`` means led.)"""
     procs = all_procs()
     me = os.getpid()
     if everywhere:
@@ -200,8 +238,9 @@ def find_processes(
         found = tag_of(proc.pid)
         if found is not None and (found.startswith(tag) if prefix else found == tag):
             marked.add(proc.pid)
-    roots = marked | ({root} if root is not None else set())
-    wanted = marked | _descendants(procs, roots)
+    leaders = marked | ({root} if root is not None else set())
+    roots = leaders | {proc.pid for proc in procs if proc.session in leaders}
+    wanted = roots | _descendants(procs, roots)
     wanted.discard(me)
     return {p.pid: p for p in procs if p.pid in wanted}
 
@@ -282,29 +321,21 @@ def stop_processes(
 # --- the folder's record -----------------------------------------------------------------------
 
 
-def boot_id() -> str:
-    """This boot's id: start times count from the boot, so they are compared within one."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return "-"
-
-
 class ProcessLedger:
-    """The engines of a match folder: its tag token, and each engine's pid and start time.
+    """The tag token of a match folder, kept in the folder so that the next run there can find
+    what an earlier one left.
 
-    The file (``path``; None keeps it in memory) starts with ``token <hex>``, then one line
-    ``engine <pid> <start> <boot id>`` per engine started. :meth:`sweep` stops what an earlier
-    run left: the processes carrying the token, and recorded engines whose pid still names
-    the same process (same start time, same boot). Writing is best effort: a folder that
-    cannot be written loses only this safety net, not the match.
+    The file (``path``; None keeps it in memory) holds ``token <hex>``. :meth:`sweep` stops
+    the processes that carry the token and what they provably brought (see
+    :func:`find_processes`); nothing else, whatever the file says: a pid written there by
+    anyone else names any process, its start time being public. Writing is best effort: a
+    folder that cannot be written loses only this safety net, not the match.
     """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._lock = threading.Lock()
         self._count = 0
-        self._recorded: list[tuple[int, int, str]] = []
         token = None
         if path is not None:
             try:
@@ -313,43 +344,23 @@ class ProcessLedger:
                 lines = []
             for line in lines:
                 words = line.split()
-                if len(words) == 2 and words[0] == "token" and token is None:
+                if len(words) == 2 and words[0] == "token" and _is_token(words[1]):
                     token = words[1]
-                elif len(words) == 4 and words[0] == "engine":
-                    try:
-                        self._recorded.append((int(words[1]), int(words[2]), words[3]))
-                    except ValueError:
-                        continue
+                    break
         self.token = token or secrets.token_hex(12)
 
     def sweep(self) -> list[int]:
         """Stop the processes an earlier run in this folder left (see the class); start the
         record afresh. Returns the pids stopped."""
-        boot = boot_id()
         stopped = stop_processes(self.token + ":", prefix=True)
-        leftovers: dict[int, Proc] = {}
-        for pid, start, their_boot in self._recorded:
-            proc = read_proc(pid)
-            if proc is not None and proc.start == start and their_boot == boot:
-                leftovers[pid] = proc
-        if leftovers:
-            kill_processes(leftovers)
-            reap(leftovers)
-        self._recorded = []
         self._write(f"token {self.token}\n", "w")
-        return sorted(set(stopped) | set(leftovers))
+        return stopped
 
     def new_tag(self) -> str:
         """The tag of the next engine: ``<token>:<n>``."""
         with self._lock:
             self._count += 1
             return f"{self.token}:{self._count}"
-
-    def started(self, pid: int) -> None:
-        """Record an engine just started."""
-        proc = read_proc(pid)
-        if proc is not None:
-            self._write(f"engine {pid} {proc.start} {boot_id()}\n", "a")
 
     def stop_all(self) -> list[int]:
         """Stop every process that carries this ledger's token (at the end of a run)."""
@@ -364,6 +375,12 @@ class ProcessLedger:
                     handle.write(text)
             except OSError:  # best effort (see the class)
                 pass
+
+
+def _is_token(text: str) -> bool:
+    """Whether ``text`` is a token as :class:`ProcessLedger` makes them (24 hex digits): no
+    shorter prefix of other tags passes for one."""
+    return len(text) == 24 and all(c in "0123456789abcdef" for c in text)
 
 
 # --- the referee in a session of its own --------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -157,6 +158,11 @@ class GameRecord:
             raise RecordError("inconsistent lengths")
         return record
 
+    @property
+    def pair_key(self) -> tuple[int, int]:
+        """The pair of the game (round, pair): two games of one opening, colours swapped."""
+        return (self.round, self.pair)
+
     def score_of(self, engine: int) -> float:
         """The points (1, 1/2, 0) engine number ``engine`` made in this game."""
         winner = self.result.winner
@@ -287,12 +293,12 @@ def _cut(fd: int, size: int) -> None:
         pass
 
 
-def append_game(jsonl_path: str, pgn_path: str, record: GameRecord) -> None:
+def append_game(jsonl_path: str, pgn_path: str, record: GameRecord, site: str = "?") -> None:
     """Append one game: the JSON line first (the authority), then its PGN text. A game is kept
     only if both are written: if the PGN text fails, the JSON line is cut off again."""
     size = append_line(jsonl_path, json.dumps(record.to_json(), sort_keys=True) + "\n")
     try:
-        append_line(pgn_path, pgn_text(record) + "\n")
+        append_line(pgn_path, pgn_text(record, site) + "\n")
     except OSError:
         fd = os.open(jsonl_path, os.O_WRONLY)
         try:
@@ -320,33 +326,66 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+def read_bytes(path: str) -> bytes | None:
+    """The bytes of a file of the folder, None if there is none; :class:`RecordsError` if it
+    cannot be read or is not a regular file (a FIFO in its place is refused, not waited on)."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RecordsError(f"{path}: not a regular file")
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise RecordsError(f"{path}: {exc.strerror or exc}") from None
+
+
+#: A JSON escape of a surrogate code point (``\ud800``-``\udfff``): only such an escape can
+#: bring one into decoded text (encoded surrogates are not UTF-8), and alone it is no character.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def json_value(data: bytes) -> Any:
+    """The JSON value of a file's or a line's bytes; :class:`RecordError` if they are not
+    UTF-8, not JSON, or hold a lone surrogate (``"\\ud800"``: valid JSON, but text no file,
+    page or terminal can carry: the report could not be written)."""
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError("not UTF-8 text") from None
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
+        raise RecordError("not JSON") from None
+    if _SURROGATE_ESCAPE.search(data):  # rare; an escaped pair (one character) is fine
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            raise RecordError("a lone surrogate, not Unicode text") from None
+    return value
+
+
+def _lines(jsonl_path: str) -> tuple[list[tuple[int, bytes]], int]:
+    """The non-blank lines of a JSON-lines file with their numbers, and the number of the
+    last line (one without its line break, if the file does not end with one)."""
+    data = read_bytes(jsonl_path)
+    lines = [] if data is None else data.split(b"\n")
+    return [(n, line) for n, line in enumerate(lines, 1) if line.strip()], len(lines)
+
+
 def read_games(jsonl_path: str) -> list[GameRecord]:
     """The game records of a JSON-lines file, in file order (none if there is no file).
 
     A last line without its line break (a crash mid-write) is skipped unless it is a complete
-    record; so is a second record of the same id. Any other line that is not a record means
-    the file is damaged or not ours: :class:`RecordsError` naming the line, not a silent skip
-    that would play those games again.
+    record; so is a second record of the same id. Any other line that is not a record (text
+    that is not UTF-8 or holds a lone surrogate included) means the file is damaged or not
+    ours: :class:`RecordsError` naming the line, not a silent skip that would play those
+    games again.
     """
-    try:
-        # Opened without waiting: a FIFO in its place is refused, not waited on.
-        with open(os.open(jsonl_path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise RecordsError(f"{jsonl_path}: not a regular file")
-            data = handle.read()
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise RecordsError(f"{jsonl_path}: {exc.strerror or exc}") from None
     games: list[GameRecord] = []
     seen: set[int] = set()
-    lines = data.split(b"\n")
-    last = len(lines)
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    lines, last = _lines(jsonl_path)
+    for number, line in lines:
         try:
-            record = _record_of_line(line)
+            record = GameRecord.from_json(json_value(line))
         except RecordError as exc:
             if number == last:  # cut short by a crash
                 continue
@@ -358,21 +397,46 @@ def read_games(jsonl_path: str) -> list[GameRecord]:
     return games
 
 
-def _record_of_line(line: bytes) -> GameRecord:
-    try:
-        data = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise RecordError("not UTF-8 text") from None
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
-        raise RecordError("not JSON") from None
-    return GameRecord.from_json(data)
+@dataclass
+class RecordObjects:
+    """A games file as a reader that shows damage instead of refusing it (the report) sees
+    it: each record's JSON object (the first of its id) in file order, and how many lines
+    were left out as damaged (no JSON object with an integer ``id``, text that is not UTF-8
+    or holds a lone surrogate) or as a repeated id."""
+
+    objects: list[dict[str, Any]]
+    damaged: int
+    repeated: int
 
 
-def rewrite_games(jsonl_path: str, pgn_path: str, games: Iterable[GameRecord]) -> None:
+def read_record_objects(jsonl_path: str) -> RecordObjects:
+    """The record objects of a JSON-lines file (:class:`RecordObjects`); the fields of each
+    are not checked. :class:`RecordsError` if the file cannot be read."""
+    read = RecordObjects([], 0, 0)
+    seen: set[int] = set()
+    for _number, line in _lines(jsonl_path)[0]:
+        try:
+            data = json_value(line)
+        except RecordError:
+            data = None
+        game_id = data.get("id") if isinstance(data, dict) else None
+        if not isinstance(game_id, int) or isinstance(game_id, bool):
+            read.damaged += 1
+        elif game_id in seen:
+            read.repeated += 1
+        else:
+            seen.add(game_id)
+            read.objects.append(data)
+    return read
+
+
+def rewrite_games(
+    jsonl_path: str, pgn_path: str, games: Iterable[GameRecord], site: str = "?"
+) -> None:
     """Rewrite both files from complete records (each atomically: temporary file + rename)."""
     games = list(games)
     write_atomic(jsonl_path, "".join(json.dumps(g.to_json(), sort_keys=True) + "\n" for g in games))
-    write_atomic(pgn_path, "".join(pgn_text(g) + "\n" for g in games))
+    write_atomic(pgn_path, "".join(pgn_text(g, site) + "\n" for g in games))
 
 
 # --- PGN --------------------------------------------------------------------------------------------
@@ -481,11 +545,11 @@ def limit_tags(time_control: str) -> list[tuple[str, str]]:
     return tags
 
 
-def pgn_tags(record: GameRecord) -> list[tuple[str, str]]:
+def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
     """A record's tag pairs, the Seven Tag Roster first, in the order they are written."""
     tags = [
         ("Event", record.event),
-        ("Site", "?"),
+        ("Site", site),
         ("Date", record.date),
         ("Round", f"{record.round + 1}.{record.id + 1}"),
         ("White", record.p1),
@@ -540,13 +604,14 @@ def _wrap(tokens: Iterable[str]) -> list[str]:
     return lines
 
 
-def pgn_text(record: GameRecord) -> str:
+def pgn_text(record: GameRecord, site: str = "?", comments: bool = True) -> str:
     """A game record as PGN: tags, then the numbered moves in the game's own notation, each
     with cutechess's comment (``{book}`` for the opening's moves), then the reason the game
     ended as a comment and the result.
 
     Move numbers count full moves from the game's start position, as PGN does (``1. a1xa2
-    b3xb2 2. ...``; ``1...`` first when player 2 moves first).
+    b3xb2 2. ...``; ``1...`` first when player 2 moves first). Without ``comments`` (cutechess's
+    ``-pgnout FILE min``), the moves stand alone.
     """
     tokens: list[str] = []
     side = record.start_side
@@ -562,12 +627,13 @@ def pgn_text(record: GameRecord) -> str:
         elif i == 0:
             tokens.append(f"{number}...")
         tokens.append(move)
-        tokens += _comment_words("book" if info is None else move_comment(*info))
+        if comments:
+            tokens += _comment_words("book" if info is None else move_comment(*info))
         if side == 1:
             number += 1
         side ^= 1
-    if record.reason:
+    if record.reason and comments:
         tokens += _comment_words(record.reason)
     tokens.append(record.result.pgn)
-    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record))
+    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record, site))
     return head + "\n\n" + "\n".join(_wrap(tokens)) + "\n"

@@ -40,6 +40,19 @@ from zengine.tools.referee.engine_client import (
     EngineProcess,
     SettingRejected,
     StderrLog,
+    StderrTee,
+)
+from zengine.tools.referee.folder import (
+    CONFIG_FILE,
+    FOLDER_FILES,
+    GAMES_FILE,
+    LOCK_FILE,
+    PGN_FILE,
+    PROCESS_FILE,
+    REPORT_FILE,
+    STDERR_FILE,
+    SUMMARY_FILE,
+    TRAFFIC_FILE,
 )
 from zengine.tools.referee.live import LiveOutput
 from zengine.tools.referee.play import (
@@ -47,12 +60,16 @@ from zengine.tools.referee.play import (
     EngineNotStarted,
     GameReport,
     play_scheduled_game,
+    restarted,
 )
 from zengine.tools.referee.process_tree import ProcessLedger, subreaper
+from zengine.tools.referee.progress import clear_live
 from zengine.tools.referee.records import (
     GameRecord,
     RecordsError,
     append_game,
+    append_line,
+    pgn_text,
     read_games,
     rewrite_games,
     write_atomic,
@@ -62,27 +79,10 @@ from zengine.tools.referee.summary import count_games, summary, summary_text
 from zengine.tools.referee.tally import MatchTally
 from zengine.tools.referee.terminations import Termination
 
-CONFIG_FILE = "config.json"
-GAMES_FILE = "games.jsonl"
-PGN_FILE = "games.pgn"
-SUMMARY_FILE = "summary.json"
-STDERR_FILE = "engines-stderr.log"
-TRAFFIC_FILE = "traffic.log"
-LOCK_FILE = "lock"
-PROCESS_FILE = "engines.pids"
 #: A config.json is a few kilobytes; reading is capped (a wrong file must not fill the memory).
 MAX_CONFIG_BYTES = 1024 * 1024
-#: The files of an output folder: each must be a regular file if it exists.
-FOLDER_FILES = (
-    CONFIG_FILE,
-    GAMES_FILE,
-    PGN_FILE,
-    SUMMARY_FILE,
-    STDERR_FILE,
-    TRAFFIC_FILE,
-    LOCK_FILE,
-    PROCESS_FILE,
-)
+#: Set to 1 to write no live files of the games in progress (to measure what they cost).
+NO_LIVE_VARIABLE = "ZENGINE_MATCH_NO_LIVE"
 
 
 class ExitReason(enum.Enum):
@@ -99,7 +99,8 @@ class ExitReason(enum.Enum):
     )
     ENGINE_FAILURE = (
         3,
-        "an engine failed without --recover, or could not be started: resume after fixing it",
+        "an engine failed without --recover (resume after fixing it), or could not be started "
+        "(correct its command and start again)",
     )
     CLUSTER_FAILURE = (
         4,
@@ -286,10 +287,16 @@ class Match:
         #: The HTML report is being drawn (last, after the summary): a signal then skips it.
         self.reporting = False
         self.stopped: Stop | None = None
+        #: Why an engine could not be started, if one could not.
+        self.start_failure: str | None = None
+        #: The engines' own stderr files (``stderr=``), by path, opened when first needed.
+        self._own_stderr: dict[str, StderrLog] = {}
         self.live: set[EngineProcess] = set()
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
         self.processes = ProcessLedger(out_dir / PROCESS_FILE)
+        #: Where the games in progress are followed (tools.referee.progress); None: nowhere.
+        self.live_dir: Path | None = None if os.environ.get(NO_LIVE_VARIABLE) else out_dir
         try:
             self._stderr = StderrLog(open(out_dir / STDERR_FILE, "ab"))
             self._traffic: IO[str] | None = (
@@ -324,6 +331,13 @@ class Match:
                     f"{self.jsonl}: game id {record.id} is {shown(record.p1)} vs "
                     f"{shown(record.p2)}; the schedule of {CONFIG_FILE} has {names[p1]} vs "
                     f"{names[p2]}"
+                )
+            # The rest of the match must be played on the same game (checked here too for a
+            # folder of an earlier version, whose config.json keeps no digest of its settings).
+            if record.variant != self.rules.describe():
+                raise ConfigError(
+                    f"{self.jsonl}: game id {record.id} was played on {shown(record.variant)}; "
+                    f"{CONFIG_FILE} has {self.rules.describe()}"
                 )
         return done
 
@@ -400,6 +414,7 @@ class Match:
                 signal.signal(sig, handler)
 
     def _run(self) -> RunResult:
+        clear_live(self.out_dir)
         leftovers = self.processes.sweep()
         if leftovers:
             self.output.emit(
@@ -409,6 +424,7 @@ class Match:
         done = self.done
         for record in done:
             self.tally.add(record)
+            self.output.count_outcome(record)
         finished = {r.id for r in done}
         # The schedule makes its games when asked: the pending ones are taken one by one.
         pending = (i for i in range(len(self.games)) if i not in finished)
@@ -418,7 +434,7 @@ class Match:
         try:
             # Rebuild both files from the complete records: drops a truncated last line and
             # any PGN text of a game whose JSON line was lost, so appends continue cleanly.
-            rewrite_games(self.jsonl, self.pgn, done)
+            rewrite_games(self.jsonl, self.pgn, done, self.config.site)
         except OSError as exc:
             self._write_failed(f"the games in {self.out_dir}", exc)
             to_play = 0
@@ -430,7 +446,11 @@ class Match:
         started = time.monotonic()
         executor = self.executor
         self.output.begin(
-            self.config.names, len(self.games), self.tally, self.config.rating_interval
+            self.config.names,
+            len(self.games),
+            self.tally,
+            self.config.rating_interval,
+            self.config.outcome_interval,
         )
         interrupted = False
         try:
@@ -444,6 +464,7 @@ class Match:
             executor.interrupt()
         self.concluding = True
         self.processes.stop_all()
+        clear_live(self.out_dir)
         reason = ExitReason.COMPLETED if self.stopped is None else self.stopped.reason
         if interrupted:
             reason = ExitReason.INTERRUPTED
@@ -470,12 +491,26 @@ class Match:
                 reason = ExitReason.WRITE_FAILED
                 data.update(stopped=self.stopped.text, exit_reason=reason.name.lower())
         self.output.end()
+        sprt = None if self.config.sprt is None else self.tally.sprt(self.config.sprt)
+        for line in self.output.final_lines(self.tally, sprt):
+            self.output.emit(line)
         self.output.emit("")
         self.output.emit(summary_text(data))
         # Ctrl-C means "stop now", and a full disk has no room for a report.
         if reason not in (ExitReason.INTERRUPTED, ExitReason.WRITE_FAILED):
             self._report()
-        if reason is ExitReason.ENGINE_REJECTED and not self.tally.games:
+        if self.start_failure is not None:
+            # Resuming would start the same command again: it must be corrected first.
+            again = (
+                "start again"
+                if not self.tally.games
+                else f"resume with: {resume_command(self.out_dir)}{self.executor.resume_args}"
+            )
+            self.output.emit(
+                f"An engine could not be started ({self.start_failure}). Correct its command "
+                f"(cmd=, dir=, arg=) and {again}."
+            )
+        elif reason is ExitReason.ENGINE_REJECTED and not self.tally.games:
             # --resume would replay the setting the engine refused: nothing to keep.
             self.output.emit(
                 "No game played. Correct the setting and start again "
@@ -491,6 +526,8 @@ class Match:
                 f"{resume_command(self.out_dir)}{self.executor.resume_args}"
             )
         _close_quietly(self._stderr)
+        for own in self._own_stderr.values():
+            _close_quietly(own)
         with self.lock:
             traffic, self._traffic = self._traffic, None
         if traffic is not None:
@@ -562,7 +599,7 @@ class Match:
     def _start_engine(self, index: int) -> EngineProcess:
         engine = EngineProcess(
             self.config.engines[index],
-            stderr=self._stderr,
+            stderr=self._engine_stderr(index),
             log=self._log if self._traffic is not None else None,
             ledger=self.processes,
         )
@@ -578,6 +615,24 @@ class Match:
             raise
         return engine
 
+    def _engine_stderr(self, index: int) -> StderrLog:
+        """The log an engine's stderr goes to: the match's, and its own file if it has one."""
+        path = self.config.engines[index].stderr_file
+        if path is None:
+            return self._stderr
+        with self.lock:
+            own = self._own_stderr.get(path)
+            if own is None:
+                try:
+                    own = self._own_stderr[path] = StderrLog(open(path, "ab"))
+                except OSError as exc:
+                    raise EngineError(
+                        Termination.DISCONNECT,
+                        self.config.engines[index].name,
+                        f"cannot open its stderr= file {shown(path)}: {exc.strerror or exc}",
+                    ) from None
+        return StderrTee(self._stderr, own)
+
     def _retire(self, engine: EngineProcess, grace: float = 1.0) -> None:
         """Stop an engine for good."""
         with self.lock:
@@ -586,14 +641,18 @@ class Match:
 
     # --- workers and the coordinator's side of each game ------------------------------------
     def _worker(self, next_game: Callable[[], ScheduledGame | None]) -> None:
-        keeper = EngineKeeper(self._start_engine, self._retire)
+        keeper = EngineKeeper(self._start_engine, self._retire, restarted(self.config))
+        first = True
         try:
             while True:
+                if not first and self.config.wait_ms and self.stop.wait(self.config.wait_ms / 1000):
+                    return  # cutechess's -wait: a pause between games, cut short by a stop
+                first = False
                 game = next_game()
                 if game is None:
                     return
                 try:
-                    report = play_scheduled_game(self.config, game, keeper.engine)
+                    report = play_scheduled_game(self.config, game, keeper.engine, self.live_dir)
                 except SettingRejected as exc:  # the configuration's failure: stop, as usage
                     with self.lock:
                         self._stop(ExitReason.ENGINE_REJECTED, str(exc))
@@ -618,6 +677,7 @@ class Match:
         with self.lock:
             if not self.aborting:
                 self._stop(ExitReason.ENGINE_FAILURE, f"engine failure: {exc}")
+                self.start_failure = str(exc)
 
     def finish(self, report: GameReport, failure: str | None) -> None:
         """One finished game (from an executor): record it, count it, print it, and stop the
@@ -627,10 +687,11 @@ class Match:
             if self.aborting:
                 return
             try:
-                append_game(self.jsonl, self.pgn, record)
+                append_game(self.jsonl, self.pgn, record, self.config.site)
             except OSError as exc:  # not kept: it is played again on resume
                 self._write_failed(f"game {record.id + 1} to {self.jsonl}", exc)
                 return
+            self._write_copies(record)
             self.tally.add(record)
             self.played_now += 1
             if failure is not None and not self.config.recover:
@@ -647,6 +708,20 @@ class Match:
             self.output.finished(record, state)
             if verdict:
                 self.output.say(f"SPRT: {verdict} accepted, stopping the match")
+
+    def _write_copies(self, record: GameRecord) -> None:
+        """The game in the user's own files: ``-pgnout`` (appended, as cutechess does) and
+        ``-epdout`` (its final position). A failed write stops the match as a full disk does."""
+        pgnout, epdout = self.config.pgnout, self.config.epdout
+        try:
+            if pgnout is not None:
+                text = pgn_text(record, self.config.site, comments=not pgnout.min)
+                append_line(pgnout.file, text + "\n")
+            if epdout is not None:
+                append_line(epdout, record.final_fen + "\n")
+        except OSError as exc:
+            where = epdout if pgnout is None or exc.filename == epdout else pgnout.file
+            self._write_failed(str(where), exc)
 
 
 def _close_quietly(handle: IO[Any] | StderrLog) -> None:
@@ -784,8 +859,6 @@ def check_not_foreign(out_dir: Path) -> None:
         return
     except ConfigError:
         pass
-    from zengine.tools.pictures.report import REPORT_FILE  # imported late, as in write_report
-
     written = [name for name in (*FOLDER_FILES, REPORT_FILE) if name != LOCK_FILE]
     found = [name for name in written if os.path.lexists(out_dir / name)]
     if found:
@@ -820,7 +893,7 @@ def read_config(out_dir: Path) -> MatchConfig:
     if len(text) > MAX_CONFIG_BYTES:
         raise ConfigError(f"--resume {out_dir}: {path} is too large for a configuration")
     try:
-        data = json.loads(text.decode("utf-8"))
+        data = json.loads(text.decode("utf-8-sig"))  # a byte order mark an editor left is fine
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ConfigError(
             f"--resume {out_dir}: {path} is not JSON: the folder is damaged"

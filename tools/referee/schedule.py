@@ -1,8 +1,9 @@
 """Openings and the game schedule: a pure function of the configuration and the seed.
 
 An opening is a start position (a position string, or None for the variant's start) plus
-moves. Each opening is played twice, back to back, with colours swapped: games ``2k`` and
-``2k + 1`` of an encounter form a *pair*. Openings that end the game are skipped. A
+moves. Each opening is played twice (``repeat`` times, cutechess's ``-repeat``), back to back,
+with colours swapped (unless ``-noswap``): games ``2k`` and ``2k + 1`` of an encounter form a
+*pair*. Openings that end the game are skipped. A
 :class:`ScheduledGame` carries its opening, so it is all a worker needs to know of the schedule.
 """
 
@@ -207,9 +208,10 @@ def openings_needed(rounds: int, games: int) -> int:
 
 class Schedule(Sequence[ScheduledGame]):
     """Every game of a match in playing order, made when asked for: per round, per encounter,
-    ``games`` games in colour-swapped pairs. The k-th pair of a round uses opening
-    ``round * ceil(games / 2) + k`` for every encounter, so each pairing meets the same
-    openings. ``opening(i)`` gives opening ``i``.
+    ``games`` games in colour-swapped pairs. Each opening is played ``repeat`` games in a row
+    (2 by default: the two games of a pair): game ``g`` of a round's encounter uses opening
+    ``round * ceil(games / repeat) + g // repeat``, the same for every encounter, so each
+    pairing meets the same openings. ``opening(i)`` gives opening ``i``.
 
     Nothing is drawn ahead: a schedule of a million games costs nothing until its games are
     played (drawing them all took over a minute before the first game could start)."""
@@ -221,11 +223,20 @@ class Schedule(Sequence[ScheduledGame]):
         rounds: int,
         games: int,
         opening: Callable[[int], Opening],
+        repeat: int = 2,
+        swap: bool = True,
+        reverse: bool = False,
     ) -> None:
         self.pairings = encounters(engines, tournament)
         self.rounds = rounds
         self.games = games
         self.opening = opening
+        #: Games in a row on one opening (cutechess's ``-repeat``).
+        self.repeat = repeat
+        #: Colours swapped between an encounter's games (cutechess's ``-noswap`` clears it);
+        #: ``reverse``: the second engine of each pairing moves first (``-reverse``).
+        self.swap = swap
+        self.reverse = reverse
 
     def __len__(self) -> int:
         return self.rounds * len(self.pairings) * self.games
@@ -233,7 +244,8 @@ class Schedule(Sequence[ScheduledGame]):
     def players(self, index: int) -> tuple[int, int]:
         """``(p1, p2)`` of game ``index``, without its opening."""
         a, b = self.pairings[index // self.games % len(self.pairings)]
-        return (a, b) if index % self.games % 2 == 0 else (b, a)
+        flipped = (self.swap and index % self.games % 2 == 1) != self.reverse
+        return (b, a) if flipped else (a, b)
 
     @overload
     def __getitem__(self, index: int) -> ScheduledGame: ...
@@ -251,7 +263,8 @@ class Schedule(Sequence[ScheduledGame]):
         rnd, rest = divmod(index, len(self.pairings) * self.games)
         pairing, g = divmod(rest, self.games)
         pair = g // 2
-        opening_index = rnd * ((self.games + 1) // 2) + pair
+        per_round = -(-self.games // self.repeat)
+        opening_index = rnd * per_round + g // self.repeat
         p1, p2 = self.players(index)
         return ScheduledGame(
             index,
@@ -285,7 +298,16 @@ def match_schedule(config: MatchConfig, rules: Rules) -> Schedule:
         opening(0)
     except GameError as exc:
         raise OpeningError(str(exc)) from None
-    return Schedule(len(config.engines), config.tournament, config.rounds, config.games, opening)
+    return Schedule(
+        len(config.engines),
+        config.tournament,
+        config.rounds,
+        config.games,
+        opening,
+        config.repeat,
+        config.swap,
+        config.reverse,
+    )
 
 
 def opening_source(rules: Rules, setting: OpeningsConfig, seed: int) -> Callable[[int], Opening]:

@@ -229,16 +229,24 @@ class SprtState:
     verdict: str | None
 
 
-def sprt(counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float) -> SprtState:
-    """The SPRT's state for pentanomial counts."""
-    llr = sprt_llr(counts, elo0, elo1)
+def sprt_state(llr: float, alpha: float, beta: float) -> SprtState:
+    """The SPRT at ``llr``: its bounds and, once the LLR has left them, the verdict."""
     lower, upper = sprt_bounds(alpha, beta)
     verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
     return SprtState(llr, lower, upper, verdict)
 
 
-def format_elo(value: float) -> str:
-    """Elo as text with sign, ``inf`` spelled out."""
+def sprt(counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float) -> SprtState:
+    """The SPRT's state for pentanomial counts."""
+    return sprt_state(sprt_llr(counts, elo0, elo1), alpha, beta)
+
+
+def format_elo(value: float, decimals: int = 1, signed: bool = False, minus: str = "-") -> str:
+    """Elo as text, rounded to ``decimals`` places, never ``-0``: a sign only when negative
+    (cutechess's ``31.4``, ``-5.0``) or, if ``signed``, always (``+31``); infinities as
+    ``inf``. ``minus`` is the minus sign written (the report's page uses U+2212)."""
     if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value:+.1f}"
+        text = ("+inf" if signed else "inf") if value > 0 else "-inf"
+    else:
+        text = f"{round(value, decimals) + 0.0:{'+' if signed else ''}.{decimals}f}"
+    return text.replace("-", minus)

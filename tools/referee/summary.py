@@ -17,18 +17,15 @@ def _wdl_dict(wdl: stats.WDL) -> dict[str, int]:
     return {"wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses}
 
 
-def elo_number(x: float) -> str:
-    """One decimal as cutechess prints Elo (a sign only if negative), never ``-0.0``."""
-    return f"{round(x, 1) + 0.0:.1f}"
-
-
 def elo_text(elo: float | None, margin: float, los: float, draws: int, games: int) -> str:
     """cutechess's line: ``Elo difference: 31.4 +/- 45.2, LOS: 91.3 %, DrawRatio: 20.0 %``
     (``elo`` None: no complete pair yet)."""
     ratio = f"DrawRatio: {100 * draws / games:.1f} %" if games else "DrawRatio: -"
     if elo is None:
         return f"Elo difference: - (no complete pair yet), LOS: -, {ratio}"
-    return f"Elo difference: {elo_number(elo)} +/- {margin:.1f}, LOS: {los * 100:.1f} %, {ratio}"
+    return (
+        f"Elo difference: {stats.format_elo(elo)} +/- {margin:.1f}, LOS: {los * 100:.1f} %, {ratio}"
+    )
 
 
 def elo_line(estimate: stats.EloEstimate | None, wdl: stats.WDL) -> str:

@@ -9,6 +9,7 @@ arithmetic; this module only counts.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable
 
 from zengine.tools.referee import stats
 from zengine.tools.referee.config import SprtConfig
@@ -28,20 +29,28 @@ class EncounterTally:
         #: Complete pairs by a's pair score 0, 1/2, 1, 3/2, 2.
         self.pentanomial = [0, 0, 0, 0, 0]
         #: a's score in the first finished game of each (round, pair) still waiting for its twin.
-        self._open: dict[tuple[int, int], float] = {}
+        self._open: dict[Hashable, float] = {}
         self._llr_for: tuple[tuple[int, ...], SprtConfig] | None = None
         self._llr = 0.0
 
     def add(self, record: GameRecord) -> None:
-        score = record.score_of(self.a)
-        if record.p1_index == self.a:
+        self.add_score(record.p1_index, record.score_of(record.p1_index), record.pair_key)
+
+    def add_score(self, p1: int, p1_score: float, pair: Hashable | None) -> None:
+        """Count one game: engine ``p1`` (``a`` or ``b``) played first and scored ``p1_score``.
+        A game of ``pair`` waits for its twin; a game of no pair (a record of another tool)
+        counts as a pair of two such games."""
+        score = p1_score if p1 == self.a else 1.0 - p1_score
+        if p1 == self.a:
             self.as_p1 += stats.wdl_of_score(score)
         else:
             self.as_p2 += stats.wdl_of_score(score)
-        key = (record.round, record.pair)
-        first = self._open.pop(key, None)
+        if pair is None:
+            self.pentanomial[round(score * 4)] += 1
+            return
+        first = self._open.pop(pair, None)
         if first is None:
-            self._open[key] = score
+            self._open[pair] = score
         else:
             self.pentanomial[round((first + score) * 2)] += 1
 
@@ -59,9 +68,7 @@ class EncounterTally:
         if self._llr_for != key:
             self._llr = stats.sprt_llr(self.pentanomial, config.elo0, config.elo1)
             self._llr_for = key
-        lower, upper = stats.sprt_bounds(config.alpha, config.beta)
-        verdict = "H1" if self._llr >= upper else "H0" if self._llr <= lower else None
-        return stats.SprtState(self._llr, lower, upper, verdict)
+        return stats.sprt_state(self._llr, config.alpha, config.beta)
 
 
 class MatchTally:
@@ -80,20 +87,25 @@ class MatchTally:
 
     def add(self, record: GameRecord) -> None:
         """Count one finished game."""
-        p1, p2 = record.p1_index, record.p2_index
-        self.as_p1[p1] += stats.wdl_of_score(record.score_of(p1))
-        self.as_p2[p2] += stats.wdl_of_score(record.score_of(p2))
-        key = (min(p1, p2), max(p1, p2))
-        encounter = self.encounters.get(key)
-        if encounter is None:
-            encounter = self.encounters[key] = EncounterTally(*key)
-        encounter.add(record)
+        p1 = record.p1_index
+        self.add_score(p1, record.p2_index, record.score_of(p1), record.pair_key)
         self.terminations[record.termination] += 1
-        self.games += 1
         if record.overhead_moves:
             self.overhead_moves += record.overhead_moves
             self.overhead_ms_sum += record.overhead_ms * record.overhead_moves
             self.overhead_ms_max = max(self.overhead_ms_max, record.overhead_ms)
+
+    def add_score(self, p1: int, p2: int, p1_score: float, pair: Hashable | None) -> None:
+        """Count the score of one game between engines ``p1`` and ``p2`` (the report counts
+        records of any origin this way; ``pair``: see :meth:`EncounterTally.add_score`)."""
+        self.as_p1[p1] += stats.wdl_of_score(p1_score)
+        self.as_p2[p2] += stats.wdl_of_score(1.0 - p1_score)
+        key = (min(p1, p2), max(p1, p2))
+        encounter = self.encounters.get(key)
+        if encounter is None:
+            encounter = self.encounters[key] = EncounterTally(*key)
+        encounter.add_score(p1, p1_score, pair)
+        self.games += 1
 
     def wdl(self, engine: int) -> stats.WDL:
         return self.as_p1[engine] + self.as_p2[engine]
