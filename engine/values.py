@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 
 class TextError(ValueError):
@@ -197,13 +197,6 @@ def format_go(limits: GoLimits, proto: str = "uci") -> str:
             word = _UCI_NAMES.get(f.name, f.name) if proto == "uci" else f.name
             parts += [word, str(value)]
     return " ".join(parts)
-
-
-def with_clock(limits: GoLimits, side: int, time_ms: int, inc_ms: int) -> GoLimits:
-    """``limits`` with ``side``'s clock set (a helper for the referee's clocks)."""
-    if side == 0:
-        return replace(limits, p1time=time_ms, p1inc=inc_ms)
-    return replace(limits, p2time=time_ms, p2inc=inc_ms)
 
 
 # --- scores and info lines -------------------------------------------------------------------
