@@ -26,8 +26,7 @@ from functools import cached_property
 from typing import ClassVar
 
 from zengine.engine.svg import document, element
-from zengine.engine.timeman import DEFAULT_MOVES_TO_GO
-from zengine.engine.values import Outcome, TextError, parse_int, shown
+from zengine.engine.values import DEFAULT_MOVES_TO_GO, Outcome, TextError, parse_int, shown
 
 
 class GameError(ValueError):

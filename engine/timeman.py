@@ -18,14 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from zengine.engine.values import GoLimits
+from zengine.engine.values import DEFAULT_MOVES_TO_GO, GoLimits
 
-#: Moves assumed still to come when the clock has no ``movestogo``. Zola games last ~20 moves
-#: a side; with 25 the engine ended its games of 5+0.05 with 3.9 of its 5 s (median) while the
-#: baseline engine, thinking twice as long a move, ended with 1.4 s. 16 (ending with 3.0 s, the
-#: hard limit unchanged at most a fifth of the clock) won 60-40 against 25 over 100 Zola games
-#: at 5+0.05 from openings/zola.txt, +69 +/- 57 Elo (docs/search.md).
-DEFAULT_MOVES_TO_GO = 16
 #: A game's expected moves left (:func:`planned_moves`) plan a clock for no fewer moves than
 #: this: at 6 a move may take a sixth of the clock, and the hard limit's fifth still caps it.
 MIN_PLANNED_MOVES = 6

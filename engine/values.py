@@ -85,6 +85,9 @@ def _bounds_text(low: int | None, high: int | None) -> str:
 MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
 MAX_DEPTH = 1000
+#: The moves a clock without ``movestogo`` is planned for, unless the game plans for fewer
+#: (``SearchParameters.moves_to_go``; the measurements in docs/search.md, time management).
+DEFAULT_MOVES_TO_GO = 16
 
 
 @dataclass(frozen=True)
