@@ -43,6 +43,7 @@ from zengine.engine.timeman import (
     stall_margin,
     start_iteration,
 )
+from zengine.engine.tt import EXACT, LOWER, UPPER, Table
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -110,22 +111,10 @@ HISTORY_AGING = 2
 #: evaluations of 56,987 positions), and an evaluation costs ~100 dict lookups.
 EVAL_CACHE_ENTRIES = 1 << 16
 
-#: Bound types of a table entry: the stored score is exact, a lower or an upper bound.
-EXACT, LOWER, UPPER = 0, 1, 2
-#: Estimated bytes per table entry (a 5-tuple of ints plus its list slot; measured with
-#: sys.getsizeof: 80 for the tuple, ~36 for the 64-bit key, 28-32 each for score/move, 8 slot).
-ENTRY_BYTES = 192
-#: The smallest table, whatever the Hash option says.
-MIN_TABLE_ENTRIES = 1024
-#: Table slots sampled for ``hashfull`` (per mille of them in use: the UCI convention).
-HASHFULL_SAMPLE = 1000
 #: The principal variation is read from the table up to this many plies beyond the depth.
 PV_EXTRA_PLIES = 8
 #: Mixes the Seed option with the position key into the root shuffle's seed.
 SEED_MIX = 1_000_003
-
-#: A table entry: (key, depth, bound type, score with mates relative to the node, move).
-Entry = tuple[int, int, int, int, "int | None"]
 
 
 @dataclass
@@ -165,6 +154,24 @@ def score_of(value: int) -> Score:
     return Score(cp=value)
 
 
+def to_table(value: int, ply: int) -> int:
+    """A score as the table keeps it: a win or loss counted from the node, not the root."""
+    if value > MATE_BOUND:
+        return value + ply
+    if value < -MATE_BOUND:
+        return value - ply
+    return value
+
+
+def from_table(value: int, ply: int) -> int:
+    """A table score as the search at ``ply`` counts it (see :func:`to_table`)."""
+    if value > MATE_BOUND:
+        return value - ply
+    if value < -MATE_BOUND:
+        return value + ply
+    return value
+
+
 class _Abort(Exception):
     """Raised inside the tree when a limit is reached; unwinds to :meth:`_Search.iterate`."""
 
@@ -191,15 +198,13 @@ class Searcher:
         self.latency_ms = 0.0
         #: Per side: the clock and increment of its last search and the time that took.
         self._last_clock: list[tuple[int, int, float] | None] = [None, None]
-        self._hash_mb = hash_mb
-        self._table: list[Entry | None] = []
-        self._mask = 0
+        self._table = Table(hash_mb)
         self._evaluation: Evaluation | None = None
         self._eval_cache: dict[int, int] = {}
         self._history: list[defaultdict[int, int]] = [defaultdict(int), defaultdict(int)]
         self._killers: list[list[int | None]] = []
         self._counters: list[dict[int, int]] = [{}, {}]
-        self.set_hash(hash_mb)
+        self._clear_heuristics()
 
     def _learn_latency(self, limits: GoLimits, side: int) -> None:
         """Compare the clock of this ``go`` with the last one of the same side (see
@@ -217,21 +222,16 @@ class Searcher:
     @property
     def hash_mb(self) -> int:
         """The table's size in megabytes, as last set."""
-        return self._hash_mb
+        return self._table.megabytes
 
     def set_hash(self, mb: int) -> None:
         """Resize (and clear) the transposition table to about ``mb`` megabytes."""
-        self._hash_mb = mb
-        entries = max(MIN_TABLE_ENTRIES, mb * (1 << 20) // ENTRY_BYTES)
-        size = 1 << (entries.bit_length() - 1)  # a power of two, so key & mask indexes it
-        self._table = [None] * size
-        self._mask = size - 1
+        self._table.resize(mb)
         self._clear_heuristics()
 
     def clear(self) -> None:
         """Forget everything learnt (a new game): table, evaluations, killers, history."""
-        table = self._table
-        table[:] = [None] * len(table)
+        self._table.clear()
         self._clear_heuristics()
         self._last_clock = [None, None]  # the next clocks are another game's
 
@@ -243,9 +243,7 @@ class Searcher:
 
     def hashfull(self) -> int:
         """Per mille of the first table slots in use (the UCI convention)."""
-        sample = self._table[:HASHFULL_SAMPLE]
-        used = sum(1 for e in sample if e is not None)
-        return used * 1000 // max(1, len(sample))
+        return self._table.hashfull()
 
     def search(
         self,
@@ -328,7 +326,6 @@ class _Search:
         "last_check",
         "last_cpu",
         "limits",
-        "mask",
         "max_depth",
         "max_qdepth",
         "may_abort",
@@ -373,7 +370,6 @@ class _Search:
         self.evaluate = evaluate
         self.eval_cache = searcher._eval_cache
         self.table = searcher._table
-        self.mask = searcher._mask
         self.history = searcher._history
         self.killers = searcher._killers
         self.counters = searcher._counters
@@ -444,7 +440,6 @@ class _Search:
         one reports only once ``stop`` is set, however early it runs out of work.
         """
         st = self.state
-        table = self.table
         root_moves = self.root_moves
         best_move = root_moves[0]
         best_value = 0
@@ -476,8 +471,7 @@ class _Search:
                             break
                 else:
                     value = self.root(depth, -INF, INF)
-                key = st.key
-                table[key & self.mask] = (key, depth, EXACT, value, self.found_move)
+                self.table.store(st.key, depth, EXACT, value, self.found_move)
             except _Abort:
                 found = self.found_move
                 if found is not None and found != best_move:
@@ -686,20 +680,14 @@ class _Search:
         if threatened:
             depth += 1
 
-        table = self.table
-        slot = key & self.mask
-        entry = table[slot]
+        entry = self.table.probe(key)
         tt_move = None
-        if entry is not None and entry[0] == key:
-            tt_move = entry[4]
-            if entry[1] >= depth and not pv_node:
-                value = entry[3]
-                if value > MATE_BOUND:
-                    value -= ply
-                elif value < -MATE_BOUND:
-                    value += ply
-                flag = entry[2]
-                if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
+        if entry is not None:
+            tt_move = entry.move
+            if entry.depth >= depth and not pv_node:
+                value = from_table(entry.score, ply)
+                bound = entry.bound
+                if bound == EXACT or (value >= beta if bound == LOWER else value <= alpha):
                     return value
 
         if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
@@ -851,13 +839,8 @@ class _Search:
             if self.counter_moves and previous is not None and not st.is_capture(best_move):
                 self.counters[side][previous] = best_move
 
-        flag = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
-        stored = best
-        if stored > MATE_BOUND:
-            stored += ply
-        elif stored < -MATE_BOUND:
-            stored -= ply
-        table[slot] = (key, depth, flag, stored, best_move)
+        bound = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
+        self.table.store(key, depth, bound, to_table(best, ply), best_move)
         return best
 
     def null_search(self, depth: int, beta: int, ply: int) -> int:
@@ -996,18 +979,17 @@ class _Search:
         """The principal variation: ``best_move``, then the table's moves, each checked legal,
         up to ``depth + PV_EXTRA_PLIES`` moves, the end of the game or a repeated position."""
         st = self.state
-        table, mask = self.table, self.mask
+        table = self.table
         pv = [best_move]
         played = 1
         st.play(best_move)
         seen = {st.key}
         try:
             while len(pv) < max(depth, 1) + PV_EXTRA_PLIES:
-                key = st.key
-                entry = table[key & mask]
-                if entry is None or entry[0] != key or st.outcome() is not None:
+                entry = table.probe(st.key)
+                if entry is None or st.outcome() is not None:
                     break
-                move = entry[4]
+                move = entry.move
                 if move is None or not st.is_legal_move(move):
                     break
                 st.play(move)

@@ -18,6 +18,7 @@ from brute_force import wins_within
 from zengine.engine import search as search_module
 from zengine.engine.game import State
 from zengine.engine.search import MATE, MAX_DEPTH, Searcher, SearchInfo, SearchResult, score_of
+from zengine.engine.tt import EXACT, LOWER, MIN_ENTRIES, UPPER, Table
 from zengine.engine.values import GoLimits, Score
 from zengine.engine.variants import make_rules, variant_names
 
@@ -468,12 +469,13 @@ def test_an_illegal_table_move_is_never_played(variant: str, only_legal_plays) -
     # meets them from depth 2 on, and the pv walk at depth 1.
     state = random_positions(variant, 1, seed=11)[0]
     searcher = Searcher()
-    table, mask = searcher._table, searcher._mask
+    table = searcher._table
     foreign = make_rules(variant).start().legal_moves()
 
     def poison(at: State) -> None:
         illegal = next(m for m in foreign if m not in at.legal_moves())
-        table[at.key & mask] = (at.key, 0, 0, 0, illegal)
+        table.store(at.key, 0, EXACT, 0, illegal)
+        assert table.probe(at.key) is not None
 
     poison(state)
     for move in state.legal_moves():
@@ -575,3 +577,21 @@ def test_strength_against_random_and_greedy(variant: str) -> None:
             variant, engine, Player(opponent), games=10, jobs=1, emit=lambda _: None
         )
         assert score >= 0.9
+
+
+def test_table_keeps_one_entry_per_slot_and_answers_only_its_key() -> None:
+    table = Table(1)
+    size = len(table.entries)
+    assert size == table.mask + 1 and size & (size - 1) == 0 and size >= MIN_ENTRIES
+    key, other = 12345, 12345 + size  # the same slot
+    table.store(key, 3, LOWER, 70, 9)
+    entry = table.probe(key)
+    assert entry is not None
+    assert (entry.key, entry.depth, entry.bound, entry.score, entry.move) == (key, 3, LOWER, 70, 9)
+    assert table.probe(other) is None
+    table.store(other, 1, UPPER, -5, None)
+    assert table.probe(key) is None and table.probe(other) is not None
+    assert table.hashfull() == 1000 // min(size, 1000)
+    entries = table.entries
+    table.clear()
+    assert table.entries is entries and table.probe(other) is None and table.hashfull() == 0
