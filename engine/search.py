@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from zengine.engine.game import State
+from zengine.engine.movepick import sort_captures, staged_moves
 from zengine.engine.timeman import (
     LATENCY_WINDOW,
     STALL_WINDOW,
@@ -96,12 +97,6 @@ NULL_DEPTH_STEP = 6
 ASPIRATION = 60
 ASPIRATION_DEPTH = 4
 
-#: Move ordering keys: the capture value is shifted above every killer and history count, the
-#: two killers rank above any history count within their capture class.
-CAPTURE_SHIFT = 32
-KILLER_FIRST = 1 << 31
-KILLER_SECOND = 1 << 30
-COUNTER_MOVE = 1 << 29
 #: History counts are divided by ``2**HISTORY_AGING`` at the start of each search, so that old
 #: searches count less.
 HISTORY_AGING = 2
@@ -170,6 +165,25 @@ def from_table(value: int, ply: int) -> int:
     if value < -MATE_BOUND:
         return value + ply
     return value
+
+
+def reduction(
+    depth: int, index: int, move: int, state: State, history: defaultdict[int, int] | None
+) -> int:
+    """Late move reductions: the plies by which the ``index``-th move (0-based, the table move
+    included) of a node ``depth`` plies deep is searched shallower first, as moves ordered
+    late rarely matter. Quiet moves from ``LMR_QUIET_FROM`` on lose a ply (two when deep and
+    late, one less with a good ``history``, the side's when the game asks for ``history_lmr``);
+    captures, most moves in Zola, only from ``LMR_CAPTURE_FROM`` on. Killers and the counter
+    move are never reduced (the caller does not ask)."""
+    if depth < LMR_DEPTH or index < LMR_QUIET_FROM:
+        return 0
+    if state.is_capture(move):
+        return 1 if index >= LMR_CAPTURE_FROM else 0
+    plies = 2 if index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH else 1
+    if history is not None and history[move] > HISTORY_LMR * depth * depth:
+        plies -= 1
+    return plies
 
 
 class _Abort(Exception):
@@ -689,159 +703,110 @@ class _Search:
                 bound = entry.bound
                 if bound == EXACT or (value >= beta if bound == LOWER else value <= alpha):
                     return value
-
         if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
-            stand = None
-            if depth <= RFP_DEPTH:
-                # Reverse futility: far enough above beta near the horizon, assume it holds.
-                stand = self.eval_cache.get(key)
-                if stand is None:
-                    stand = self.evaluate_and_cache(key)
-                if stand - RFP_MARGIN * depth >= beta:
-                    return stand
-            if depth >= NULL_DEPTH and not self.null_child[ply] and st.null_move_allowed():
-                if stand is None:
-                    stand = self.eval_cache.get(key)
-                    if stand is None:
-                        stand = self.evaluate_and_cache(key)
-                if stand >= beta:
-                    value = self.null_search(depth, beta, ply)
-                    if value >= beta:
-                        return beta if value > MATE_BOUND else value
+            pruned = self.prune(depth, beta, ply, key)
+            if pruned is not None:
+                return pruned
 
         if tt_move is not None and not st.is_legal_move(tt_move):
             tt_move = None  # a key collision: the table never makes the search play it here
-        side = st.side_to_move
-        side_history = self.history[side]
-        history_lmr = self.history_lmr
-        killer = self.killers[ply]
-        k1, k2 = killer
+        side_history = self.history[st.side_to_move]
+        lmr_history = side_history if self.history_lmr else None
+        k1, k2 = self.killers[ply]
+        counter = self.counter_move(ply)
+        stages = staged_moves(
+            st, tt_move, side_history, k1, k2, counter, self.captures_first, self.equal_captures
+        )
         played = self.played
-        previous = played[ply]
-        counter = None
-        if self.counter_moves and previous is not None:
-            counter = self.counters[side].get(previous)
-            if counter == k1 or counter == k2:
-                counter = None
         play, undo, negamax = st.play, st.undo, self.negamax
         old_alpha = alpha
         best = -INF
-        best_move = tt_move
+        best_move = None
         index = 0
         path.add(key)
         try:
-            if tt_move is not None:
-                # The table move first, before generating the others: when it cuts off
-                # (most of the time at cut nodes), no generation and no sorting happen.
-                played[ply + 1] = tt_move
-                play(tt_move)
-                try:
-                    best = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                finally:
-                    undo()
-                if best > alpha:
-                    alpha = best
-                index = 1
-            if alpha < beta:
-                is_capture, capture_value = st.is_capture, st.capture_value
-                # Stages: all moves at once (0), or the captures (1) and then, unless one cut
-                # off, the quiet moves (2): the same keys, but the quiet moves read the history
-                # as it stands after the captures were searched.
-                stage = 1 if self.captures_first else 0
-                moves = st.captures() if stage else st.legal_moves()
-                while True:
-                    if tt_move is not None and (stage == 0 or tt_move in moves):
-                        moves.remove(tt_move)
-                    if len(moves) > 1:
-                        if stage == 2 or (stage == 1 and self.equal_captures):
-                            # Moves of one capture value: by history (a key in C), then the
-                            # killers to the front, as the key below would (the sorts are
-                            # stable).
-                            moves.sort(key=side_history.__getitem__, reverse=True)
-                            if counter is not None and counter in moves:
-                                moves.remove(counter)
-                                moves.insert(0, counter)
-                            if k2 in moves:
-                                moves.remove(k2)
-                                moves.insert(0, k2)
-                            if k1 in moves:
-                                moves.remove(k1)
-                                moves.insert(0, k1)
+            for stage in stages:
+                for move in stage:
+                    played[ply + 1] = move
+                    play(move)
+                    try:
+                        if index == 0:
+                            value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
                         else:
-
-                            def order(move: int) -> int:
-                                # Captures by value first; killers and history order within
-                                # a class (in Zola almost every move is a capture of value 1).
-                                value = capture_value(move) << CAPTURE_SHIFT
-                                if move == k1:
-                                    return value + KILLER_FIRST
-                                if move == k2:
-                                    return value + KILLER_SECOND
-                                if move == counter:
-                                    return value + COUNTER_MOVE
-                                return value + side_history[move]
-
-                            moves.sort(key=order, reverse=True)
-                    for move in moves:
-                        played[ply + 1] = move
-                        play(move)
-                        try:
-                            if index == 0:
+                            # A null window first, shallower by the move's reduction; the full
+                            # search only for a move that beats alpha there.
+                            r = 0
+                            if move != k1 and move != k2 and move != counter:
+                                r = reduction(depth, index, move, st, lmr_history)
+                            value = -negamax(depth - 1 - r, -alpha - 1, -alpha, ply + 1, False)
+                            if value > alpha and (r or value < beta):
                                 value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                            else:
-                                # Late move reductions: moves ordered late rarely matter;
-                                # captures (most moves in Zola) only from LMR_CAPTURE_FROM on.
-                                reduction = 0
-                                if (
-                                    depth >= LMR_DEPTH
-                                    and index >= LMR_QUIET_FROM
-                                    and move != k1
-                                    and move != k2
-                                    and move != counter
-                                ):
-                                    if not is_capture(move):
-                                        deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
-                                        reduction = 2 if deep else 1
-                                        if (
-                                            history_lmr
-                                            and side_history[move] > HISTORY_LMR * depth * depth
-                                        ):
-                                            reduction -= 1
-                                    elif index >= LMR_CAPTURE_FROM:
-                                        reduction = 1
-                                value = -negamax(
-                                    depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
-                                )
-                                if value > alpha and (reduction or value < beta):
-                                    value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                        finally:
-                            undo()
-                        index += 1
-                        if value > best:
-                            best = value
-                            best_move = move
-                            if value > alpha:
-                                alpha = value
-                                if value >= beta:
-                                    break
-                    if stage != 1 or alpha >= beta:
-                        break
-                    stage = 2
-                    moves = st.quiet_moves()
+                    finally:
+                        undo()
+                    index += 1
+                    if value > best:
+                        best = value
+                        best_move = move
+                        if value > alpha:
+                            alpha = value
+                            if value >= beta:
+                                break
+                if alpha >= beta:
+                    break
         finally:
             path.discard(key)
         if best >= beta:
             assert best_move is not None  # a move was searched: the game is not over here
-            if best_move != k1 and best_move != tt_move:
-                killer[1] = k1
-                killer[0] = best_move
-            side_history[best_move] += depth * depth
-            if self.counter_moves and previous is not None and not st.is_capture(best_move):
-                self.counters[side][previous] = best_move
-
+            self.cut_off(best_move, tt_move, depth, ply)
         bound = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
         self.table.store(key, depth, bound, to_table(best, ply), best_move)
         return best
+
+    def counter_move(self, ply: int) -> int | None:
+        """The move that last refuted the move leading to the node at ``ply`` (when the game
+        asks for counter moves), unless it is one of the ply's killers, ordered before it."""
+        previous = self.played[ply]
+        if not self.counter_moves or previous is None:
+            return None
+        counter = self.counters[self.state.side_to_move].get(previous)
+        k1, k2 = self.killers[ply]
+        return None if counter == k1 or counter == k2 else counter
+
+    def cut_off(self, move: int, tt_move: int | None, depth: int, ply: int) -> None:
+        """Remember ``move``, which cut off the node at ``ply`` searched ``depth`` deep: the
+        first killer there (unless it was the table move), history, and the counter move of
+        the move that led there (a quiet one only)."""
+        killer = self.killers[ply]
+        if move != killer[0] and move != tt_move:
+            killer[1] = killer[0]
+            killer[0] = move
+        side = self.state.side_to_move
+        self.history[side][move] += depth * depth
+        previous = self.played[ply]
+        if self.counter_moves and previous is not None and not self.state.is_capture(move):
+            self.counters[side][previous] = move
+
+    def prune(self, depth: int, beta: int, ply: int, key: int) -> int | None:
+        """The score of a non-PV node that need not be searched (at least ``beta``), or None:
+        reverse futility near the horizon (the static evaluation far enough above beta is
+        assumed to hold) and the null move (:meth:`null_search`)."""
+        stand = None
+        if depth <= RFP_DEPTH:
+            stand = self.eval_cache.get(key)
+            if stand is None:
+                stand = self.evaluate_and_cache(key)
+            if stand - RFP_MARGIN * depth >= beta:
+                return stand
+        if depth >= NULL_DEPTH and not self.null_child[ply] and self.state.null_move_allowed():
+            if stand is None:
+                stand = self.eval_cache.get(key)
+                if stand is None:
+                    stand = self.evaluate_and_cache(key)
+            if stand >= beta:
+                value = self.null_search(depth, beta, ply)
+                if value >= beta:
+                    return beta if value > MATE_BOUND else value
+        return None
 
     def null_search(self, depth: int, beta: int, ply: int) -> int:
         """The score of letting the opponent move twice, a null window at ``beta``, searched
@@ -891,15 +856,7 @@ class _Search:
             alpha = stand
         if len(captures) > 1:
             history = self.history[st.side_to_move]
-            if self.equal_captures:
-                # By history alone, a key in C: measured 4 us instead of 16 us for 20 Zola
-                # captures, a fifth of bench's time was these keys (1 million calls).
-                captures.sort(key=history.__getitem__, reverse=True)
-            else:
-                capture_value = st.capture_value
-                captures.sort(
-                    key=lambda m: (capture_value(m) << CAPTURE_SHIFT) + history[m], reverse=True
-                )
+            sort_captures(captures, st.capture_value, history, self.equal_captures)
         if qdepth + 1 >= self.max_qdepth or ply + 1 >= MAX_PLY:
             return self.leaves(captures, alpha, beta, ply + 1, stand)
         play, undo, quiescence = st.play, st.undo, self.quiescence

@@ -10,13 +10,14 @@ import dataclasses
 import random
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 
 import pytest
 from brute_force import wins_within
 
 from zengine.engine import search as search_module
 from zengine.engine.game import State
+from zengine.engine.movepick import staged_moves
 from zengine.engine.search import MATE, MAX_DEPTH, Searcher, SearchInfo, SearchResult, score_of
 from zengine.engine.tt import EXACT, LOWER, MIN_ENTRIES, UPPER, Table
 from zengine.engine.values import GoLimits, Score
@@ -595,3 +596,19 @@ def test_table_keeps_one_entry_per_slot_and_answers_only_its_key() -> None:
     entries = table.entries
     table.clear()
     assert table.entries is entries and table.probe(other) is None and table.hashfull() == 0
+
+
+@pytest.mark.parametrize("variant", variant_names())
+@pytest.mark.parametrize("captures_first", [True, False])
+def test_staged_moves_hand_out_every_legal_move_once(variant: str, captures_first: bool) -> None:
+    # The table move first, then (captures first) every capture before any quiet move.
+    for state in random_positions(variant, 6, seed=3):
+        legal = state.legal_moves()
+        tt_move = legal[-1]
+        history: defaultdict[int, int] = defaultdict(int, {m: i for i, m in enumerate(legal)})
+        stages = list(staged_moves(state, tt_move, history, None, None, None, captures_first, True))
+        moves = [m for stage in stages for m in stage]
+        assert moves[0] == tt_move and sorted(moves) == sorted(legal)
+        if captures_first:
+            kinds = [state.is_capture(m) for m in moves[1:]]
+            assert kinds == sorted(kinds, reverse=True)
