@@ -44,7 +44,7 @@ from zengine.engine.timeman import (
     stall_margin,
     start_iteration,
 )
-from zengine.engine.tt import EXACT, LOWER, UPPER, Table
+from zengine.engine.tt import BOUND, DEPTH, EXACT, LOWER, MOVE, SCORE, UPPER, Table
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -697,10 +697,10 @@ class _Search:
         entry = self.table.probe(key)
         tt_move = None
         if entry is not None:
-            tt_move = entry.move
-            if entry.depth >= depth and not pv_node:
-                value = from_table(entry.score, ply)
-                bound = entry.bound
+            tt_move = entry[MOVE]
+            if entry[DEPTH] >= depth and not pv_node:
+                value = from_table(entry[SCORE], ply)
+                bound = entry[BOUND]
                 if bound == EXACT or (value >= beta if bound == LOWER else value <= alpha):
                     return value
         if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
@@ -946,7 +946,7 @@ class _Search:
                 entry = table.probe(st.key)
                 if entry is None or st.outcome() is not None:
                     break
-                move = entry.move
+                move = entry[MOVE]
                 if move is None or not st.is_legal_move(move):
                     break
                 st.play(move)

@@ -1,40 +1,40 @@
 """The transposition table: what the search remembers of the positions it has searched.
 
 A fixed-size list indexed by ``key & mask`` (its size a power of two, from the Hash option),
-one :class:`Entry` per slot; a new entry always replaces the one in its slot. An entry's move
-may come from another position of the same slot and key bits (a collision): the search checks
-it legal before playing it. Scores of won and lost positions are stored relative to the node
-(the search converts them), so an entry serves the same position at any distance from the root.
+one :data:`Entry` per slot, its fields read by name (``entry[DEPTH]``); a new entry always
+replaces the one in its slot. An entry's move may come from another position of the same slot
+and key bits (a collision): the search checks it legal before playing it. Scores of won and
+lost positions are stored relative to the node (the search converts them), so an entry serves
+the same position at any distance from the root.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
+#: A table entry: an exact tuple, which the garbage collector stops tracking once it holds only
+#: ints, where an object with named attributes stays tracked: with the table full, a full
+#: collection took 3.7 ms instead of 1.0 at Hash 16 and 100 ms instead of 15 at Hash 256.
+Entry = tuple[int, int, int, int, "int | None"]
+#: The fields of an :data:`Entry`: the position's full key, the depth it was searched to, the
+#: bound type of the score (:data:`EXACT`, :data:`LOWER`, :data:`UPPER`), the score (mates
+#: relative to the node) and the best move found (None when the search found none).
+KEY: Final = 0
+DEPTH: Final = 1
+BOUND: Final = 2
+SCORE: Final = 3
+MOVE: Final = 4
+
 #: Bound types of an entry: the stored score is exact, a lower or an upper bound.
 EXACT, LOWER, UPPER = 0, 1, 2
-#: Estimated bytes per entry, which sizes the table from the Hash option: measured with
-#: sys.getsizeof for the 5-tuple entry this class replaced (80 for the tuple, ~36 for the
-#: 64-bit key, 28-32 each for score and move, an 8-byte slot); kept so the table's size, and
-#: with it the bench, stays as it was (an :class:`Entry` measures 72, 80 compiled).
+#: Estimated bytes per entry, which sizes the table from the Hash option, measured with
+#: sys.getsizeof: 80 for the tuple, ~36 for the 64-bit key, 28-32 each for score and move, an
+#: 8-byte slot.
 ENTRY_BYTES = 192
 #: The smallest table, whatever the Hash option says.
 MIN_ENTRIES = 1024
 #: Table slots sampled for :meth:`Table.hashfull` (per mille of them in use).
 HASHFULL_SAMPLE = 1000
-
-
-class Entry:
-    """One searched position: its full key, the depth it was searched to, the bound type of
-    ``score`` (:data:`EXACT`, :data:`LOWER`, :data:`UPPER`), the score itself (mates relative to
-    the node) and the best move found (None when the search found none)."""
-
-    __slots__ = ("bound", "depth", "key", "move", "score")
-
-    def __init__(self, key: int, depth: int, bound: int, score: int, move: int | None) -> None:
-        self.key = key
-        self.depth = depth
-        self.bound = bound
-        self.score = score
-        self.move = move
 
 
 class Table:
@@ -64,13 +64,13 @@ class Table:
     def probe(self, key: int) -> Entry | None:
         """The entry of the position ``key``, or None (an empty slot or another key's)."""
         entry = self.entries[key & self.mask]
-        if entry is None or entry.key != key:
+        if entry is None or entry[KEY] != key:
             return None
         return entry
 
     def store(self, key: int, depth: int, bound: int, score: int, move: int | None) -> None:
         """Remember a searched position in its slot, over whatever was there."""
-        self.entries[key & self.mask] = Entry(key, depth, bound, score, move)
+        self.entries[key & self.mask] = (key, depth, bound, score, move)
 
     def hashfull(self) -> int:
         """Per mille of the first slots in use (the UCI convention)."""

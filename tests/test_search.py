@@ -7,6 +7,7 @@ independently of the search; legality is checked against ``legal_moves``.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import random
 import threading
 import time
@@ -19,7 +20,7 @@ from zengine.engine import search as search_module
 from zengine.engine.game import State
 from zengine.engine.movepick import staged_moves
 from zengine.engine.search import MATE, MAX_DEPTH, Searcher, SearchInfo, SearchResult, score_of
-from zengine.engine.tt import EXACT, LOWER, MIN_ENTRIES, UPPER, Table
+from zengine.engine.tt import DEPTH, EXACT, LOWER, MIN_ENTRIES, MOVE, UPPER, Table
 from zengine.engine.values import GoLimits, Score
 from zengine.engine.variants import make_rules, variant_names
 
@@ -588,7 +589,9 @@ def test_table_keeps_one_entry_per_slot_and_answers_only_its_key() -> None:
     table.store(key, 3, LOWER, 70, 9)
     entry = table.probe(key)
     assert entry is not None
-    assert (entry.key, entry.depth, entry.bound, entry.score, entry.move) == (key, 3, LOWER, 70, 9)
+    assert entry == (key, 3, LOWER, 70, 9) and entry[DEPTH] == 3 and entry[MOVE] == 9
+    gc.collect()  # an entry of ints is garbage the collector need not follow: it stops tracking it
+    assert not gc.is_tracked(entry)
     assert table.probe(other) is None
     table.store(other, 1, UPPER, -5, None)
     assert table.probe(key) is None and table.probe(other) is not None
