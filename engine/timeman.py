@@ -2,8 +2,9 @@
 
 The search asks :func:`budget` once for a soft limit (start no iteration predicted to end
 after it: :func:`start_iteration`) and a hard one (abort the iteration under way; depth 1
-always completes). Pure functions, so tests/test_timeman.py needs no clock; the rules and
-the measurements behind the constants are in docs/search.md, "Time management".
+always completes). Pure functions, so tests/test_timeman.py needs no clock. The rules are
+in docs/search.md, "Time management"; the measurements behind the constants there and in
+docs/search-experiments.md.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
 MAX_DEPTH = 1000
 #: The moves a clock without ``movestogo`` is planned for, unless the game plans for fewer
-#: (``SearchParameters.moves_to_go``; the measurements in docs/search.md, time management).
+#: (``SearchParameters.moves_to_go``; measured in docs/search-experiments.md, time management).
 DEFAULT_MOVES_TO_GO = 16
 
 
