@@ -11,17 +11,12 @@ import threading
 import time
 from collections.abc import Callable
 
-import click
-
 from zengine.engine.search import Searcher
 from zengine.engine.values import GoLimits
 from zengine.engine.variants import make_rules, variant_names
 
 #: Default depth: the whole bench takes roughly 5-20 s on one core of the development machine.
 DEFAULT_DEPTH = 3
-#: Deepest bench the command accepts, as the protocol's ``bench``; each ply multiplies the time
-#: several times over, so deep benches run for ages: Ctrl-C stops them.
-MAX_DEPTH = 64
 
 
 def bench_variant(
@@ -69,16 +64,3 @@ def run_bench(
     nps = int(total_nodes / total_time) if total_time > 0 else 0
     emit(f"{total_nodes} nodes {nps} nps")
     return total_nodes, nps
-
-
-@click.command(
-    "bench",
-    help=f"""Search fixed positions of every variant to DEPTH; print nodes and nps.
-
-    DEPTH is 1 to {MAX_DEPTH}, default {DEFAULT_DEPTH} (its total node count identifies the
-    search). Ctrl-C stops the bench.""",
-)
-@click.argument("depth", type=click.IntRange(1, MAX_DEPTH), required=False)
-def bench_command(depth: int | None) -> None:
-    """``zengine bench``: :func:`run_bench` printing as it goes."""
-    run_bench(depth, emit=lambda line: click.echo(line))

@@ -28,7 +28,7 @@ import time
 import traceback
 from array import array
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from zengine.engine.game import (
@@ -77,7 +77,7 @@ class Option:
     """One engine option, as the handshake lists it."""
 
     name: str
-    kind: str  # "spin" or "combo"
+    kind: str  # "spin", "combo" or "check" (true or false)
     default: int | str
     min: int | None = None
     max: int | None = None
@@ -104,6 +104,7 @@ def options() -> list[Option]:
         Option("Threads", "spin", 1, 1, 1),
         Option("Move Overhead", "spin", 30, 0, 5000),
         Option("Seed", "spin", 0, 0, 2147483647),
+        Option("Ponder", "check", "false"),
     ]
 
 
@@ -164,6 +165,11 @@ class Engine:
         self._stop = threading.Event()
         self._searching = False
         self._unbounded = False
+        #: While a ``go ponder`` ponders: set by ``ponderhit`` or ``stop`` to end that phase.
+        self._pondering: threading.Event | None = None
+        self._ponderhit_at: float | None = None
+        #: The reply the last search expects to its best move (with the option Ponder on).
+        self.ponder_move: str | None = None
         self.debug = False
         #: Called with a line of diagnostics (the protocol makes ``info string`` of them).
         self.on_debug: Callable[[str], None] = lambda text: None
@@ -332,6 +338,14 @@ class Engine:
         if value is None:
             raise BadOptionSyntax(f"option '{spec.name}' needs a value")
         key = fold_case(spec.name)
+        if spec.kind == "check":
+            flag = fold_case(value)
+            if flag not in ("true", "false"):
+                raise BadOptionValue(
+                    f"bad value '{value}' for option '{spec.name}' (true or false)"
+                )
+            self._values[key] = flag
+            return
         if spec.kind == "combo":
             choice = fold_case(value)
             if choice not in spec.choices:
@@ -516,8 +530,13 @@ class Engine:
         evaluate = self.rules.evaluation()
         root = state.copy()
         resume_gc = pause_gc()
+        self._pondering = threading.Event() if limits.ponder else None
+        self._ponderhit_at = None
+        self.ponder_move = None
         self._start(
-            functools.partial(self._search, received=received, resume_gc=resume_gc),
+            functools.partial(
+                self._search, received=received, resume_gc=resume_gc, pondering=self._pondering
+            ),
             searcher,
             root,
             limits,
@@ -541,21 +560,55 @@ class Engine:
         *,
         received: float,
         resume_gc: bool,
+        pondering: threading.Event | None = None,
     ) -> None:
         """The worker thread: search, then report the best move exactly once; the garbage
-        collector (if ``resume_gc``) runs again only once the best move is out."""
+        collector (if ``resume_gc``) runs again only once the best move is out.
+
+        ``go ponder`` (``pondering`` given) first searches without limit until ``ponderhit``
+        or ``stop`` ends that phase; after ``ponderhit`` the search starts again on the
+        ``go``'s limits, timed from the ``ponderhit``: what the pondering found is in the
+        table, so its first iterations come at once (time pondered is thinking done)."""
         texts_of = root.copy()  # the search moves about on ``root``; pv texts come from this one
         best: str | None = None
+        line: list[str] = []
 
         def report(info: SearchInfo) -> None:
-            on_info(info_of(info, pv_texts(texts_of, info.pv)))
+            texts = pv_texts(texts_of, info.pv)
+            line[:] = texts
+            on_info(info_of(info, texts))
 
         try:
-            result = searcher.search(
-                root, limits, evaluate, moves=moves, stop=stop, on_info=report, start=received
-            )
+            if pondering is not None:
+                wide = replace(limits, ponder=False, infinite=True)
+                result = searcher.search(
+                    root,
+                    wide,
+                    evaluate,
+                    moves=moves,
+                    stop=pondering,
+                    on_info=report,
+                    start=received,
+                )
+                hit = self._ponderhit_at
+                if hit is not None and not stop.is_set():
+                    result = searcher.search(
+                        root,
+                        replace(limits, ponder=False),
+                        evaluate,
+                        moves=moves,
+                        stop=stop,
+                        on_info=report,
+                        start=hit,
+                    )
+            else:
+                result = searcher.search(
+                    root, limits, evaluate, moves=moves, stop=stop, on_info=report, start=received
+                )
             if result.best is not None and texts_of.is_legal_move(result.best):
                 best = texts_of.move_text(result.best)
+            if best is not None and len(line) > 1 and line[0] == best:
+                self.ponder_move = line[1] if self._values["ponder"] == "true" else None
             if self.debug:
                 spent = (time.perf_counter() - received) * 1000
                 self.on_debug(
@@ -585,7 +638,21 @@ class Engine:
     def stop(self, timeout: float | None = None) -> None:
         """Stop the search (or ``perft``, or ``bench``), if any, and wait until it has reported."""
         self._stop.set()
+        pondering = self._pondering
+        if pondering is not None:
+            pondering.set()
         self.wait(timeout)
+
+    def ponderhit(self) -> None:
+        """The move pondered on was played: the ``go ponder`` search goes on as a normal
+        search on its limits, timed from now. Nothing happens without one."""
+        now = time.perf_counter()
+        pondering = self._pondering
+        if pondering is None or pondering.is_set() or not self.searching:
+            return
+        self._ponderhit_at = now
+        self._unbounded = False
+        pondering.set()
 
     def wait(self, timeout: float | None = None) -> None:
         """Wait for the work in the background, if any, to end by itself."""

@@ -19,14 +19,17 @@ code-point order of the text (:func:`legal_moves_text`).
 from __future__ import annotations
 
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 from typing import ClassVar
 
 from zengine.engine.svg import document, element
-from zengine.engine.values import DEFAULT_MOVES_TO_GO, Outcome, TextError, parse_int, shown
+from zengine.engine.text import shown
+from zengine.engine.values import DEFAULT_MOVES_TO_GO, Outcome, TextError, parse_int
 
 
 class GameError(ValueError):
@@ -187,6 +190,36 @@ class SearchParameters:
     history_lmr: bool = False
 
 
+@dataclass(frozen=True)
+class OpeningSettings:
+    """How a variant's balanced openings are drawn and judged."""
+
+    #: Random moves after the setup plies (if the game has any).
+    moves: int
+    #: Depth of the judging search.
+    depth: int
+    #: Largest absolute score (centipawns, side to move's view) of a kept opening.
+    window: int
+
+
+#: A tuned weight of an evaluation: a module constant, or (name, index) of an entry of a tuple.
+Weight = tuple[str, int | None]
+
+
+@dataclass(frozen=True)
+class EvaluationTuning:
+    """What the tuner (``zengine.tools.dev.tune``) may change in a game's evaluation."""
+
+    #: The evaluation's module: the weights are its constants.
+    module: ModuleType
+    weights: tuple[Weight, ...]
+    #: Called after the weights change, to rebuild tables derived from them.
+    refresh: Callable[[], None] = lambda: None
+    #: A constant holding a "wins at once" score that is no weight: set apart (0) while the
+    #: features are read, and positions it decides are left out.
+    win_constant: str | None = None
+
+
 class Rules(ABC):
     """A game with fixed rule options: the factory of its positions.
 
@@ -207,6 +240,9 @@ class Rules(ABC):
     #: Variant name -> position strings ``zengine bench`` searches (None: the start position).
     #: A variant not listed benches its start position only.
     BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {}
+    #: Variant name -> how its balanced openings are drawn and judged (the openings builder,
+    #: ``zengine.tools.dev.openings``). A variant not listed has no defaults there.
+    OPENING_SETTINGS: ClassVar[Mapping[str, OpeningSettings]] = {}
     #: Player names for people (``("Red", "Blue")``); p1 is index 0.
     player_names: ClassVar[tuple[str, str]]
     #: Plies of a placement phase before the stones move (0 if the game has none).
@@ -256,6 +292,14 @@ class Rules(ABC):
 
         It is only ever given states of these rules. Games import it here, on first use, so
         that listing the games does not load every evaluation."""
+
+    def tuning(self) -> EvaluationTuning | None:
+        """The evaluation's tunable weights, or None when the game offers none."""
+        return None
+
+    def opening_settings(self) -> OpeningSettings | None:
+        """This variant's openings settings (``OPENING_SETTINGS``), or None."""
+        return self.OPENING_SETTINGS.get(self.name)
 
     def search_parameters(self) -> SearchParameters:
         """The search settings this game's evaluation is tuned for (the defaults unless a game
@@ -424,8 +468,8 @@ class State(ABC):
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
-        """How the game ended (result, ``Termination.RULES`` and the rule's own word, such as
-        ``repetition``) if it is over, else None."""
+        """How the game ended (result and the rule's own word, such as ``repetition``) if it
+        is over, else None."""
 
     def is_over(self) -> bool:
         """Whether the game has ended."""
@@ -451,6 +495,21 @@ class State(ABC):
     @abstractmethod
     def diagram(self) -> str:
         """A multi-line picture of the board for people (the protocol's ``d``)."""
+
+    # --- what a move is made of (click-to-move in ``zengine gui``) ----------------------------
+    def move_squares(self, move: int) -> tuple[str, ...]:
+        """The squares or points a player picks, in order, to make ``move`` (its origin, then
+        its destination), named as the game's notation and its picture (``data-square``)
+        name them; ``()`` for a move made of none (a pass). A user interface asks this
+        instead of knowing the rules. The default reads them off :meth:`move_text` (each letter
+        followed by digits), which suits notations such as ``a1-b2``."""
+        return tuple(_SQUARE_WORD.findall(self.move_text(move)))
+
+    def move_stone(self, move: int) -> str | None:
+        """The stone in hand that ``move`` places (as its picture's ``data-stone`` names it),
+        picked before its point; None for a move of a piece already on the board (the
+        default: games without placements)."""
+        return None
 
     # --- pictures (``zengine svg``) ----------------------------------------------------------
     def svg(self, size: int = 480, last_move: int | None = None) -> str:
@@ -510,6 +569,11 @@ class State(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.position_text()!r}>"
+
+
+#: A square or point name in move text: a letter, then digits (``a1``, ``b10``; in ``a1xb2``
+#: the ``x`` is followed by a letter, so it starts no name).
+_SQUARE_WORD = re.compile(r"[a-z][0-9]+")
 
 
 def sorted_moves(state: State) -> list[tuple[str, int]]:

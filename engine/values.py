@@ -5,8 +5,7 @@
   is unbounded (:meth:`GoLimits.unbounded`).
 * :class:`Score` (``cp`` / ``mate``) and :class:`Info` (one ``info`` line): the line the
   engine writes is the line the referee reads (:meth:`Info.format` / :func:`parse_info`).
-* :class:`Result`, :class:`Termination` and :class:`Outcome`: how a game ended, as data; prose
-  is made only where records are written (:meth:`Outcome.reason`).
+* :class:`Result` and :class:`Outcome`: how a game ended by its rules, as data.
 * :func:`parse_int`: the one reading of a number in text (ASCII digits only, bounded length).
 
 Everything here is text in, text out and plain data: no game, no process, no clock.
@@ -19,6 +18,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
+from zengine.engine.text import shown
+
 
 class TextError(ValueError):
     """Text that does not read as the value asked for; ``code`` is the protocol's error code
@@ -28,22 +29,6 @@ class TextError(ValueError):
         super().__init__(detail)
         self.code = code
         self.detail = detail
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """``text`` cut to ``limit`` characters for an error message, control characters escaped."""
-    cut = text if len(text) <= limit else text[: limit - 3] + "..."
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
-
-
-def printable(text: str) -> str:
-    """``text`` with every character that is not printable (a control character such as ESC
-    or NUL, a line separator) replaced by ``?``: an engine's own words quoted in a reason or
-    a message reach terminals, logs and reports, where an escape sequence would act (clear the
-    screen, move the cursor) instead of being read."""
-    if text.isprintable():  # the usual case, at once
-        return text
-    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -88,6 +73,10 @@ MAX_DEPTH = 1000
 #: The moves a clock without ``movestogo`` is planned for, unless the game plans for fewer
 #: (``SearchParameters.moves_to_go``; measured in docs/search-experiments.md, time management).
 DEFAULT_MOVES_TO_GO = 16
+#: Deepest ``perft`` and ``bench`` accepted, by the protocol and the command line alike: counts
+#: grow some thirtyfold a ply, so far shallower ones already run for ages (Ctrl-C stops them).
+MAX_PERFT = 64
+MAX_BENCH = 64
 
 
 @dataclass(frozen=True)
@@ -106,6 +95,8 @@ class GoLimits:
     p2inc: int | None = None
     movestogo: int | None = None
     infinite: bool = False
+    #: ``go ponder``: search as ``infinite`` until ``ponderhit`` (then on these limits) or ``stop``.
+    ponder: bool = False
     searchmoves: tuple[str, ...] | None = None
 
     def clock(self, side: int) -> tuple[int | None, int | None]:
@@ -119,11 +110,15 @@ class GoLimits:
         nodes, movetime nor clock of the side to move (the opponent's clock bounds nothing).
         An unbounded search never stops by itself, not even after a proven mate.
         """
-        return self.infinite or (
-            self.depth is None
-            and self.nodes is None
-            and self.movetime is None
-            and self.clock(side)[0] is None
+        return (
+            self.infinite
+            or self.ponder
+            or (
+                self.depth is None
+                and self.nodes is None
+                and self.movetime is None
+                and self.clock(side)[0] is None
+            )
         )
 
 
@@ -149,8 +144,8 @@ _GO_WORDS = frozenset(_GO_NUMBERS) | {"searchmoves", "infinite", "ponder", "mate
 def parse_go(tokens: Sequence[str]) -> GoLimits:
     """The limits of the tokens after ``go`` (words case-insensitive, either spelling).
 
-    Raises :class:`TextError`: ``syntax`` for an unknown, unsupported (``ponder``, ``mate``,
-    ``perft``) or incomplete token, ``bad-value`` for a number out of range.
+    Raises :class:`TextError`: ``syntax`` for an unknown, unsupported (``mate``, ``perft``)
+    or incomplete token, ``bad-value`` for a number out of range.
     """
     values: dict[str, object] = {}
     i = 0
@@ -164,8 +159,8 @@ def parse_go(tokens: Sequence[str]) -> GoLimits:
             value = parse_int(tokens[i], f"go {word}", low, high)
             values[name] = max(value, 0)
             i += 1
-        elif word == "infinite":
-            values["infinite"] = True
+        elif word in ("infinite", "ponder"):
+            values[word] = True
         elif word == "searchmoves":
             moves: list[str] = []
             while i < len(tokens) and tokens[i].lower() not in _GO_WORDS:
@@ -174,7 +169,7 @@ def parse_go(tokens: Sequence[str]) -> GoLimits:
             if not moves:
                 raise TextError("syntax", "go searchmoves needs at least one move")
             values["searchmoves"] = tuple(moves)
-        elif word in ("ponder", "mate", "perft"):
+        elif word in ("mate", "perft"):
             raise TextError("syntax", f"go {word} is not supported here")
         else:
             raise TextError("syntax", f"unknown go token '{shown(tokens[i - 1])}'")
@@ -192,8 +187,8 @@ def format_go(limits: GoLimits, proto: str = "uci") -> str:
         value = getattr(limits, f.name)
         if value is None or value is False:
             continue
-        if f.name == "infinite":
-            parts.append("infinite")
+        if f.name in ("infinite", "ponder"):
+            parts.append(f.name)
         elif f.name == "searchmoves":
             parts += ["searchmoves", *value]
         else:
@@ -370,43 +365,13 @@ class Result(enum.Enum):
 _PGN_RESULTS = {Result.P1_WIN: "1-0", Result.P2_WIN: "0-1", Result.DRAW: "1/2-1/2"}
 
 
-class Termination(enum.Enum):
-    """Why a game ended; the value is the PGN ``Termination`` tag's word."""
-
-    #: By the game's rules (the detail names the rule: ``sharing``, ``repetition``, ...).
-    RULES = "normal"
-    #: The referee's ply limit.
-    MAX_PLIES = "max plies"
-    #: The referee's resign or draw adjudication by reported scores.
-    ADJUDICATION = "adjudication"
-    TIME_FORFEIT = "time forfeit"
-    ILLEGAL_MOVE = "illegal move"
-    #: An engine that answered no ``bestmove`` (or not in time to be waited for further).
-    STALL = "stalled connection"
-    #: An engine that exited or closed its output.
-    DISCONNECT = "disconnect"
-    #: Output that is no move (``bestmove (none)`` in a live game, unparsable text) or an
-    #: ``error`` line in answer to the referee.
-    PROTOCOL = "protocol error"
-    #: The match stopped before the game ended (Ctrl-C, lost cluster); such games are replayed.
-    ABANDONED = "abandoned"
-
-    @staticmethod
-    def from_tag(text: str) -> Termination:
-        """The termination of a PGN tag word (ValueError otherwise)."""
-        for termination in Termination:
-            if termination.value == text:
-                return termination
-        raise ValueError(f"'{shown(text)}' is no termination")
-
-
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended: its result, why, and a detail (the rule's own word, such as
-    ``sharing`` or ``every Blue checker captured``, or the referee's specifics)."""
+    """How a game ended by its rules: its result and the rule's own word (``sharing``,
+    ``every Blue checker captured``). The referee's endings (time forfeit, adjudication, ...)
+    are its own (:mod:`zengine.tools.referee.terminations`)."""
 
     result: Result
-    termination: Termination = Termination.RULES
     detail: str = ""
 
     @property
@@ -416,6 +381,4 @@ class Outcome:
 
     def reason(self) -> str:
         """The ending in words, for records and people."""
-        if self.termination is Termination.RULES:
-            return self.detail or "game over by the rules"
-        return f"{self.termination.value}: {self.detail}" if self.detail else self.termination.value
+        return self.detail or "game over by the rules"

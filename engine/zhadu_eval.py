@@ -18,7 +18,7 @@ every leaf (measured: about 3x faster than through ``stones()``/``destinations()
 
 from __future__ import annotations
 
-from zengine.engine.zhadu import FULL, SETUP_PLIES, WIN_KINDS, ZhaduState
+from zengine.engine.zhadu_core import FULL, SETUP_PLIES, WIN_KINDS, ZhaduCore
 
 #: Capturing a winning stone next move: certain unless the game ends first.
 WIN_NEXT = 20_000
@@ -41,7 +41,18 @@ MOBILITY = 4
 CONTACT = 20
 
 
-def evaluate(state: ZhaduState) -> int:
+#: The weights the tuner fits (``zengine.tools.dev.tune``): constants of this module.
+TUNED_WEIGHTS: tuple[tuple[str, int | None], ...] = (
+    ("THREAT", None),
+    ("DOUBLE_THREAT", None),
+    ("STONE", None),
+    ("TARGET", None),
+    ("MOBILITY", None),
+    ("CONTACT", None),
+)
+
+
+def evaluate(state: ZhaduCore) -> int:
     """Winning targets, threats, material and mobility for the side to move."""
     us = state.stm
     occ = state.occ

@@ -31,14 +31,17 @@ from __future__ import annotations
 
 import random
 import re
+from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, cast
 
 from zengine.engine.game import (
     BadRuleValueError,
+    EvaluationTuning,
     IllegalMoveError,
     InvalidMoveError,
+    OpeningSettings,
     PositionError,
     Rule,
     Rules,
@@ -47,13 +50,18 @@ from zengine.engine.game import (
     fold_case,
 )
 from zengine.engine.svg import document, element, group, label, number
-from zengine.engine.values import Outcome, Result, Termination, shown
+from zengine.engine.text import shown
+from zengine.engine.values import Outcome, Result
+from zengine.engine.zola_words import (
+    BLUE_WINS,
+    CAPTURE,
+    COMPILED,
+    PASS,
+    RED_WINS,
+    WordBoard,
+    Words,
+)
 
-RED_WINS = Outcome(Result.P1_WIN, Termination.RULES, "every Blue checker captured")
-BLUE_WINS = Outcome(Result.P2_WIN, Termination.RULES, "every Red checker captured")
-
-CAPTURE = 1 << 14
-PASS = 1 << 15
 _SQ = 0x7F
 
 SIZES = (6, 8, 10)
@@ -213,6 +221,52 @@ def _build(n: int) -> Geometry:
 GEOMETRY: dict[int, Geometry] = {n: _build(n) for n in SIZES}
 
 
+def word_directions(
+    g: Geometry,
+) -> tuple[list[tuple[int, int, int, list[int]]], list[tuple[int, int, int, list[int]]]]:
+    """The directions for boards in two words of half the squares (below and above the middle
+    rank), those of a positive shift first, then the others, each in the order of
+    :data:`DIRECTIONS`: (shift size, step-to mask low, high, [per slide length: capture-at low,
+    high, onward low, high]), every mask in the coordinates of the slide's front, as
+    Geometry.axes for one image and one direction."""
+    half = g.n * g.n // 2
+    word = (1 << half) - 1
+
+    def direction(
+        shift: int, step_from: int, slides: tuple[tuple[int, int, int], ...], up: bool
+    ) -> tuple[int, int, int, list[int]]:
+        def front(mask: int, by: int) -> list[int]:
+            moved = mask << by if up else mask >> by
+            return [moved & word, moved >> half]
+
+        runs = [
+            value
+            for k_shift, capture, further in slides
+            for value in front(capture, k_shift) + front(further, k_shift)
+        ]
+        low, high = front(step_from, shift)
+        return (shift, low, high, runs)
+
+    up = [direction(s, m, sl, True) for (s, m), sl in zip(g.step_up, g.slide_up)]
+    down = [direction(s, m, sl, False) for (s, m), sl in zip(g.step_down, g.slide_down)]
+    return up, down
+
+
+def _words(g: Geometry) -> Words:
+    up, down = word_directions(g)
+    flat = [
+        value
+        for shift, low, high, runs in up + down
+        for value in [shift, low, high, len(runs) // 4, *runs]
+    ]
+    zobrist = [*g.zobrist[0], *g.zobrist[1]]
+    return Words(g.n, flat, len(up), zobrist, g.side_key)
+
+
+#: The tables of the rules in machine words (engine/zola_words.py), per board size.
+WORDS: dict[int, Words] = {n: _words(g) for n, g in GEOMETRY.items()}
+
+
 def count_moves(g: Geometry, own: int, opp: int) -> int:
     """How many steps and captures ``own`` has against ``opp`` (pass not counted); both sides'
     checkers doubled (:attr:`ZolaState.doubled`), so each axis counts both its directions."""
@@ -320,6 +374,13 @@ class ZolaRules(Rules):
     }
     RULES = (Rule("size", "6", tuple(str(n) for n in SIZES)),)
     #: The start, then mid-game positions from seeded random playouts, fixed here as text.
+    #: Openings: the larger boards have 64-100 moves a ply, where a depth-2 search of one takes
+    #: ~0.3 s, so they are judged at depth 1 (0.03-0.06 s).
+    OPENING_SETTINGS: ClassVar[Mapping[str, OpeningSettings]] = {
+        "zola": OpeningSettings(moves=4, depth=3, window=40),
+        "zola-8": OpeningSettings(moves=4, depth=1, window=50),
+        "zola-10": OpeningSettings(moves=4, depth=1, window=50),
+    }
     BENCH_POSITIONS: ClassVar[Mapping[str, tuple[str | None, ...]]] = {
         "zola": (
             None,
@@ -344,8 +405,13 @@ class ZolaRules(Rules):
             raise BadRuleValueError(f"bad value '{size}' for rule 'size' (6, 8 or 10)")
         self.size = size
         self.geometry = GEOMETRY[size]
+        self.words = WORDS[size]
         self.options = {"size": str(size)}
         self.name = "zola" if size == 6 else f"zola-{size}"
+
+    def __reduce__(self) -> tuple[type[ZolaRules], tuple[int]]:
+        """Pickled as its size: its tables, compiled, do not pickle (and are shared)."""
+        return (ZolaRules, (self.size,))
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> ZolaRules:
@@ -357,6 +423,11 @@ class ZolaRules(Rules):
 
         return cast(Callable[[State], int], evaluate)
 
+    def tuning(self) -> EvaluationTuning:
+        from zengine.engine import zola_eval
+
+        return EvaluationTuning(zola_eval, zola_eval.TUNED_WEIGHTS, zola_eval.rebuild_tables)
+
     def search_parameters(self) -> SearchParameters:
         """A one-ply quiescence: the evaluation scores pending captures itself (see
         engine/zola_eval.py); every checker is worth the same, so every capture is; the
@@ -367,11 +438,11 @@ class ZolaRules(Rules):
             quiescence_depth=QUIESCENCE_DEPTH, equal_captures=True, captures_first=True
         )
 
-    def start(self) -> ZolaState:
+    def start(self) -> ZolaPosition:
         red, blue = self.geometry.start
-        return ZolaState(self, red, blue, 0)
+        return STATE_CLASS(self, red, blue, 0)
 
-    def parse_position(self, text: str) -> ZolaState:
+    def parse_position(self, text: str) -> ZolaPosition:
         """Parse ``<ranks> <side>`` (letters in either case); raises :class:`PositionError`
         with the reason."""
         fields = fold_case(text).split()
@@ -419,153 +490,22 @@ class ZolaRules(Rules):
                 raise PositionError(f"{colour} has {bits.bit_count()} checkers, at most {limit}")
         if not red and not blue:
             raise PositionError("the board is empty")
-        return ZolaState(self, red, blue, 0 if side == "r" else 1)
+        return STATE_CLASS(self, red, blue, 0 if side == "r" else 1)
 
 
-class ZolaState(State):
-    """A Zola position with make/unmake and an incremental Zobrist key.
+class ZolaPosition(State):
+    """What both forms of a Zola state share: the text, the pictures and the clock's estimate,
+    all read from :attr:`boards` (``ZolaState``, big ints, is the interpreted build's form;
+    ``ZolaWordState``, machine words, the compiled build's: ``STATE_CLASS``)."""
 
-    ``doubled[side]`` holds a side's checkers doubled (the module docstring says how);
-    :attr:`boards` gives them as plain bitboards.
-    """
+    __slots__ = ()
 
-    __slots__ = ("_key", "doubled", "g", "rules", "stack", "stm")
-
-    def __init__(self, rules: ZolaRules, red: int, blue: int, stm: int) -> None:
-        self.rules = rules
-        g = self.g = rules.geometry
-        self.doubled = [g.double(red), g.double(blue)]
-        self.stm = stm
-        self.stack: list[int] = []
-        z0, z1 = g.zobrist
-        key = rules.key_salt ^ (g.side_key if stm else 0)
-        for sq in range(g.n * g.n):
-            if red >> sq & 1:
-                key ^= z0[sq]
-            elif blue >> sq & 1:
-                key ^= z1[sq]
-        self._key = key
+    g: Geometry
 
     @property
+    @abstractmethod
     def boards(self) -> list[int]:
         """Red's and Blue's checkers as plain bitboards (bit ``sq``), in a new list."""
-        full = self.g.full
-        red, blue = self.doubled
-        return [red & full, blue & full]
-
-    # --- moves -------------------------------------------------------------------------------
-    def legal_moves(self) -> list[int]:
-        full = self.g.full
-        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
-        if not own or not opp:
-            return []
-        moves = generate_moves(self.g, own, opp)
-        return moves if moves else [PASS]
-
-    def captures(self) -> list[int]:
-        full = self.g.full
-        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
-        if not own or not opp:
-            return []
-        return generate_moves(self.g, own, opp, captures_only=True)
-
-    def quiet_moves(self) -> list[int]:
-        """The steps (the search tries captures first: in Zola most moves capture, and 86% of
-        the cut-offs of bench depth 4 were captures, so most nodes never generate steps)."""
-        full = self.g.full
-        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
-        if not own or not opp:
-            return []
-        g = self.g
-        moves = _steps(g, own, g.full & ~(own | opp), [])
-        if moves or generate_moves(g, own, opp, captures_only=True):
-            return moves
-        return [PASS]
-
-    def count_moves(self) -> int:
-        own, opp = self.doubled[self.stm], self.doubled[self.stm ^ 1]
-        if not own or not opp:
-            return 0
-        return count_moves(self.g, own, opp) or 1
-
-    def is_legal_move(self, move: int) -> bool:
-        """The rules checked for this one move, without generating the others."""
-        if move == PASS:
-            return self.legal_moves() == [PASS]
-        if move < 0 or move & ~(_SQ | _SQ << 7 | CAPTURE):
-            return False
-        g = self.g
-        fr, to = move & _SQ, (move >> 7) & _SQ
-        own, opp = self.doubled[self.stm] & g.full, self.doubled[self.stm ^ 1] & g.full
-        if fr >= len(g.d2) or to >= len(g.d2) or not own >> fr & 1 or not opp:
-            return False
-        (f, r), (tf, tr) = g.coords[fr], g.coords[to]
-        df, dr = tf - f, tr - r
-        if not move & CAPTURE:
-            # a king step outward to an empty square
-            return max(abs(df), abs(dr)) == 1 and not (own | opp) >> to & 1 and g.d2[to] > g.d2[fr]
-        # a queen move over empty squares onto an enemy checker, not outward
-        if not opp >> to & 1 or g.d2[to] > g.d2[fr] or (df and dr and abs(df) != abs(dr)):
-            return False
-        shift = ((dr > 0) - (dr < 0)) * g.n + (df > 0) - (df < 0)
-        occupied = own | opp
-        return all(not occupied >> (fr + k * shift) & 1 for k in range(1, max(abs(df), abs(dr))))
-
-    def is_capture(self, move: int) -> bool:
-        return bool(move & CAPTURE)
-
-    def capture_value(self, move: int) -> int:
-        """1 for a capture, 0 for a step or pass: every checker is worth the same.
-
-        Overridden only to skip the default's call of :meth:`is_capture`: the search calls
-        this for every move it orders (measured: 1.16 million calls in a Zola bench run)."""
-        return move >> 14 & 1
-
-    def play(self, move: int) -> None:
-        # One lookup of what the move XORs into boards and key: measured 35-40% fewer
-        # instructions per play and undo than working it out from the move each time.
-        stm = self.stm
-        change = self.g.changes[stm].get(move)
-        if change is None:
-            change = self.g.change(stm, move)
-        own, opp, key = change
-        doubled = self.doubled
-        doubled[stm] ^= own
-        if opp:
-            doubled[stm ^ 1] ^= opp
-        self._key ^= key
-        self.stm = stm ^ 1
-        self.stack.append(move)
-
-    def undo(self) -> None:
-        move = self.stack.pop()
-        stm = self.stm ^ 1  # the side that made the move, which put the move in changes
-        self.stm = stm
-        own, opp, key = self.g.changes[stm][move]
-        doubled = self.doubled
-        doubled[stm] ^= own
-        if opp:
-            doubled[stm ^ 1] ^= opp
-        self._key ^= key
-
-    def copy(self) -> ZolaState:
-        other = object.__new__(ZolaState)
-        other.rules = self.rules
-        other.g = self.g
-        other.doubled = list(self.doubled)
-        other.stm = self.stm
-        other._key = self._key
-        other.stack = list(self.stack)
-        return other
-
-    # --- state -------------------------------------------------------------------------------
-    def outcome(self) -> Outcome | None:
-        red, blue = self.doubled
-        if not blue:
-            return RED_WINS
-        if not red:
-            return BLUE_WINS
-        return None
 
     def expected_moves_left(self) -> int | None:
         """On 6x6, from the checkers on the board, ``c``: min(c, c // 2 + 6) moves of the side
@@ -573,16 +513,15 @@ class ZolaState(State):
         60 games of self-play at 5+0.05: the searches prove the result by then), so
         min(c - 7, c // 2 - 1), at least 1. None on 8x8 and 10x10: their games at 5+0.05
         already spend the clock planned for 16 moves (docs/search-experiments.md)."""
-        g = self.g
-        if g.n != 6:
+        if self.g.n != 6:
             return None
-        red, blue = self.doubled
-        c = ((red | blue) & g.full).bit_count()
+        red, blue = self.boards
+        c = (red | blue).bit_count()
         return max(1, min(c - 7, c // 2 - 1))
 
     def checkers(self, side: int) -> int:
         """The bitboard of one side's checkers (0 = Red, 1 = Blue)."""
-        return self.doubled[side] & self.g.full
+        return self.boards[side]
 
     # --- text --------------------------------------------------------------------------------
     def square_name(self, sq: int) -> str:
@@ -835,6 +774,197 @@ class ZolaState(State):
         raise IllegalMoveError(
             f"'{shown(text)}' cannot be the last move: it is no legal move in the position before"
         )
+
+
+class ZolaState(ZolaPosition):
+    """A Zola position with make/unmake and an incremental Zobrist key.
+
+    ``doubled[side]`` holds a side's checkers doubled (the module docstring says how);
+    :attr:`boards` gives them as plain bitboards.
+    """
+
+    __slots__ = ("_key", "doubled", "g", "rules", "stack", "stm")
+
+    def __init__(self, rules: ZolaRules, red: int, blue: int, stm: int) -> None:
+        self.rules = rules
+        g = self.g = rules.geometry
+        self.doubled = [g.double(red), g.double(blue)]
+        self.stm = stm
+        self.stack: list[int] = []
+        z0, z1 = g.zobrist
+        key = rules.key_salt ^ (g.side_key if stm else 0)
+        for sq in range(g.n * g.n):
+            if red >> sq & 1:
+                key ^= z0[sq]
+            elif blue >> sq & 1:
+                key ^= z1[sq]
+        self._key = key
+
+    @property
+    def boards(self) -> list[int]:
+        """Red's and Blue's checkers as plain bitboards (bit ``sq``), in a new list."""
+        full = self.g.full
+        red, blue = self.doubled
+        return [red & full, blue & full]
+
+    # --- moves -------------------------------------------------------------------------------
+    def legal_moves(self) -> list[int]:
+        full = self.g.full
+        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
+        if not own or not opp:
+            return []
+        moves = generate_moves(self.g, own, opp)
+        return moves if moves else [PASS]
+
+    def captures(self) -> list[int]:
+        full = self.g.full
+        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
+        if not own or not opp:
+            return []
+        return generate_moves(self.g, own, opp, captures_only=True)
+
+    def quiet_moves(self) -> list[int]:
+        """The steps (the search tries captures first: in Zola most moves capture, and 86% of
+        the cut-offs of bench depth 4 were captures, so most nodes never generate steps)."""
+        full = self.g.full
+        own, opp = self.doubled[self.stm] & full, self.doubled[self.stm ^ 1] & full
+        if not own or not opp:
+            return []
+        g = self.g
+        moves = _steps(g, own, g.full & ~(own | opp), [])
+        if moves or generate_moves(g, own, opp, captures_only=True):
+            return moves
+        return [PASS]
+
+    def count_moves(self) -> int:
+        own, opp = self.doubled[self.stm], self.doubled[self.stm ^ 1]
+        if not own or not opp:
+            return 0
+        return count_moves(self.g, own, opp) or 1
+
+    def is_legal_move(self, move: int) -> bool:
+        """The rules checked for this one move, without generating the others."""
+        if move == PASS:
+            return self.legal_moves() == [PASS]
+        if move < 0 or move & ~(_SQ | _SQ << 7 | CAPTURE):
+            return False
+        g = self.g
+        fr, to = move & _SQ, (move >> 7) & _SQ
+        own, opp = self.doubled[self.stm] & g.full, self.doubled[self.stm ^ 1] & g.full
+        if fr >= len(g.d2) or to >= len(g.d2) or not own >> fr & 1 or not opp:
+            return False
+        (f, r), (tf, tr) = g.coords[fr], g.coords[to]
+        df, dr = tf - f, tr - r
+        if not move & CAPTURE:
+            # a king step outward to an empty square
+            return max(abs(df), abs(dr)) == 1 and not (own | opp) >> to & 1 and g.d2[to] > g.d2[fr]
+        # a queen move over empty squares onto an enemy checker, not outward
+        if not opp >> to & 1 or g.d2[to] > g.d2[fr] or (df and dr and abs(df) != abs(dr)):
+            return False
+        shift = ((dr > 0) - (dr < 0)) * g.n + (df > 0) - (df < 0)
+        occupied = own | opp
+        return all(not occupied >> (fr + k * shift) & 1 for k in range(1, max(abs(df), abs(dr))))
+
+    def is_capture(self, move: int) -> bool:
+        return bool(move & CAPTURE)
+
+    def capture_value(self, move: int) -> int:
+        """1 for a capture, 0 for a step or pass: every checker is worth the same.
+
+        Overridden only to skip the default's call of :meth:`is_capture`: the search calls
+        this for every move it orders (measured: 1.16 million calls in a Zola bench run)."""
+        return move >> 14 & 1
+
+    def play(self, move: int) -> None:
+        # One lookup of what the move XORs into boards and key: measured 35-40% fewer
+        # instructions per play and undo than working it out from the move each time.
+        stm = self.stm
+        change = self.g.changes[stm].get(move)
+        if change is None:
+            change = self.g.change(stm, move)
+        own, opp, key = change
+        doubled = self.doubled
+        doubled[stm] ^= own
+        if opp:
+            doubled[stm ^ 1] ^= opp
+        self._key ^= key
+        self.stm = stm ^ 1
+        self.stack.append(move)
+
+    def undo(self) -> None:
+        move = self.stack.pop()
+        stm = self.stm ^ 1  # the side that made the move, which put the move in changes
+        self.stm = stm
+        own, opp, key = self.g.changes[stm][move]
+        doubled = self.doubled
+        doubled[stm] ^= own
+        if opp:
+            doubled[stm ^ 1] ^= opp
+        self._key ^= key
+
+    def copy(self) -> ZolaState:
+        other = object.__new__(ZolaState)
+        other.rules = self.rules
+        other.g = self.g
+        other.doubled = list(self.doubled)
+        other.stm = self.stm
+        other._key = self._key
+        other.stack = list(self.stack)
+        return other
+
+    # --- state -------------------------------------------------------------------------------
+    def outcome(self) -> Outcome | None:
+        red, blue = self.doubled
+        if not blue:
+            return RED_WINS
+        if not red:
+            return BLUE_WINS
+        return None
+
+
+class ZolaWordState(WordBoard, ZolaPosition):
+    """A Zola position with its checkers in machine words (engine/zola_words.py): the
+    compiled build's form, the same moves, keys and counts as :class:`ZolaState`."""
+
+    def __init__(self, rules: ZolaRules, red: int, blue: int, stm: int) -> None:
+        super().__init__(rules, rules.words, red, blue, stm)
+        self.g = rules.geometry
+
+    @property
+    def doubled(self) -> list[int]:
+        """Both sides' checkers doubled, as :attr:`ZolaState.doubled` (for the interpreted
+        evaluation's cross-checks; the engine never reads it)."""
+        return [self.g.double(board) for board in self.boards]
+
+    def is_legal_move(self, move: int) -> bool:
+        """Whether ``move`` is one of the legal moves (generated in words, cheaply)."""
+        return move in self.legal_moves()
+
+    def copy(self) -> ZolaWordState:
+        red, blue = self.boards
+        return _restore_words(cast(ZolaRules, self.rules), red, blue, self.stm, list(self.stack))
+
+    def __reduce__(
+        self,
+    ) -> tuple[Callable[[ZolaRules, int, int, int, list[object]], ZolaWordState], tuple]:
+        """Pickled as its rules, boards, side to move and moves (a compiled core has no
+        pickling of its own)."""
+        red, blue = self.boards
+        return (_restore_words, (self.rules, red, blue, self.stm, list(self.stack)))
+
+
+def _restore_words(
+    rules: ZolaRules, red: int, blue: int, stm: int, stack: list[object]
+) -> ZolaWordState:
+    """A word state with its moves (a copy, or an unpickled state)."""
+    other = ZolaWordState(rules, red, blue, stm)
+    other.stack = stack
+    return other
+
+
+#: The state class of this build: words where compiled, big ints where interpreted (each the
+#: faster form in its build; engine/zola_words.py).
+STATE_CLASS: type[ZolaState] | type[ZolaWordState] = ZolaWordState if COMPILED else ZolaState
 
 
 # Picture layout, in the units of the SVG's viewBox (the board is _BOARD units wide at any n).

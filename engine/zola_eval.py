@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import importlib.machinery
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, cast
 
-from zengine.engine.zola import GEOMETRY, Geometry, ZolaState
+from zengine.engine.zola import GEOMETRY, WORDS, Geometry, ZolaPosition, ZolaState
+from zengine.engine.zola_words import WordBoard
 
 if TYPE_CHECKING:
     # Machine-size ints for the compiled build (mypyc); only in annotations, which the
@@ -61,6 +62,21 @@ BAND_BONUS = (0, 20, 30, 53)
 #: a capture tree of width ~36 explodes (measured on the 6x6 start: 7 million nodes for depth 1
 #: with 8 plies).
 QUIESCENCE_DEPTH = 1
+
+
+#: The weights the tuner fits (``zengine.tools.dev.tune``): constants of this module, or
+#: (name, index) for an entry of a tuple.
+TUNED_WEIGHTS: tuple[tuple[str, int | None], ...] = (
+    ("CHECKER", None),
+    ("BAND_BONUS", 1),
+    ("BAND_BONUS", 2),
+    ("BAND_BONUS", 3),
+    ("TEMPO_CAPTURE", None),
+    ("ATTACK", None),
+    ("STEP", None),
+    ("HANGING", None),
+    ("FREE_CAPTURE", None),
+)
 
 
 def _bands(g: Geometry) -> tuple[tuple[int, int], ...]:
@@ -202,70 +218,57 @@ def evaluate_ints(state: ZolaState) -> int:
 # they agree).
 
 
-#: A direction's shift, step mask (low, high) and per slide length (capture low, capture high,
-#: onward low, onward high).
-_Direction = tuple[int, int, int, tuple[tuple[int, int, int, int], ...]]
+class _Band:
+    """A distance band's squares (low, high) and bonus, then the next band."""
+
+    def __init__(self, b0: i64, b1: i64, bonus: i64, following: _Band | None) -> None:
+        self.b0 = b0
+        self.b1 = b1
+        self.bonus = bonus
+        self.following = following
 
 
-@dataclass(frozen=True)
 class _Words:
-    """One board size's masks for boards in two words of ``half`` bits each: (low, high)."""
+    """One board size's tables for boards in two words of ``half`` bits each (low, high), the
+    weights with them. The directions are the rules' (``zola_words.Words.rays``); the fields
+    are machine words to compiled code, where module constants, tuples and lists of ints are
+    looked up or unboxed at each use (measured with perf over the Zola bench: those lookups
+    and unboxings took more time than the evaluation's own instructions)."""
 
-    half: int
-    word: int
-    #: (low, high, bonus) per distance band.
-    bands: tuple[tuple[int, int, int], ...]
-    #: Per direction of a positive shift, then per direction of a negative one: the shift
-    #: (its size), the squares a step may end on, and per slide length the squares where a
-    #: slide may capture and the onward mask, in the coordinates of the slide's front (as
-    #: Geometry.axes, for one image and one direction).
-    up: tuple[_Direction, ...]
-    down: tuple[_Direction, ...]
-
-
-def _words(g: Geometry) -> _Words:
-    half = g.n * g.n // 2
-    word = (1 << half) - 1
-
-    def split(mask: int) -> tuple[int, int]:
-        return mask & word, mask >> half
-
-    def direction(
-        shift: int, step_from: int, slides: tuple[tuple[int, int, int], ...], up: bool
-    ) -> _Direction:
-        def front(mask: int, by: int) -> tuple[int, int]:
-            return split(mask << by if up else mask >> by)
-
-        runs = tuple(
-            (*front(capture, k_shift), *front(further, k_shift))
-            for k_shift, capture, further in slides
-        )
-        return (shift, *front(step_from, shift), runs)
-
-    return _Words(
-        half=half,
-        word=word,
-        bands=tuple((*split(mask), bonus) for mask, bonus in _bands(g)),
-        up=tuple(
-            direction(shift, mask, slides, True)
-            for (shift, mask), slides in zip(g.step_up, g.slide_up)
-        ),
-        down=tuple(
-            direction(shift, mask, slides, False)
-            for (shift, mask), slides in zip(g.step_down, g.slide_down)
-        ),
-    )
+    def __init__(self, g: Geometry) -> None:
+        half = g.n * g.n // 2
+        word = (1 << half) - 1
+        self.half: i64 = half
+        self.word: i64 = word
+        #: Both halves fit one word side by side: one popcount for both.
+        self.merge = half <= 32
+        self.rays = WORDS[g.n].rays
+        bands: _Band | None = None
+        for mask, bonus in reversed(_bands(g)):
+            bands = _Band(mask & word, mask >> half, bonus, bands)
+        self.bands = bands
+        self.checker: i64 = CHECKER
+        self.tempo_capture: i64 = TEMPO_CAPTURE
+        self.attack: i64 = ATTACK
+        self.step: i64 = STEP
+        self.hanging: i64 = HANGING
+        self.free_capture: i64 = FREE_CAPTURE
 
 
-_WORDS = {n: _words(g) for n, g in GEOMETRY.items()}
+#: Per board size (the index), its tables; rebuilt in place (the name is Final: compiled, a
+#: module name that is not is looked up in the module's dict at each use).
+_WORDS: Final[list[_Words | None]] = [None] * (max(GEOMETRY) + 1)
+for _n, _g in GEOMETRY.items():
+    _WORDS[_n] = _Words(_g)
 
 
 def rebuild_tables() -> None:
-    """Build both forms' tables again from the weights (the tuner changes BAND_BONUS and
-    CHECKER, which the tables carry)."""
-    global _TABLES, _WORDS
+    """Build both forms' tables again from the weights (the tuner changes them; the int form's
+    tables carry BAND_BONUS and CHECKER, the word form's every weight)."""
+    global _TABLES
     _TABLES = {n: _tables(g) for n, g in GEOMETRY.items()}
-    _WORDS = {n: _words(g) for n, g in GEOMETRY.items()}
+    for n, g in GEOMETRY.items():
+        _WORDS[n] = _Words(g)
 
 
 def _popcount(x: i64) -> i64:
@@ -281,99 +284,125 @@ def _popcount(x: i64) -> i64:
     return x & 0x7F
 
 
-def evaluate_words(state: ZolaState) -> int:
-    """:func:`evaluate_ints` computed in words: the same value for every position."""
+def _count(x0: i64, x1: i64, merge: bool) -> i64:
+    """Set bits of a board in two words (in one popcount where the halves fit one word)."""
+    if merge:
+        return _popcount(x0 | x1 << 32)
+    return _popcount(x0) + _popcount(x1)
+
+
+def evaluate_words(state: ZolaPosition) -> int:
+    """:func:`evaluate_ints` computed in words: the same value for every position, of either
+    form of the state (the compiled build's holds its words already)."""
     stm = state.stm
-    t = _WORDS[state.g.n]
-    half: i64 = t.half
-    word: i64 = t.word
-    big_word: int = t.word
-    own: int = state.doubled[stm]
-    opp: int = state.doubled[stm ^ 1]
+    if isinstance(state, WordBoard):
+        t = _WORDS[state.t.n]
+        if stm:
+            o0: i64 = state.blue0
+            o1: i64 = state.blue1
+            p0: i64 = state.red0
+            p1: i64 = state.red1
+        else:
+            o0 = state.red0
+            o1 = state.red1
+            p0 = state.blue0
+            p1 = state.blue1
+    else:
+        t = _WORDS[state.g.n]
+        assert t is not None
+        # Python ints until split (a doubled board is wider than a word)
+        big_word: int = t.word
+        big_half: int = t.half
+        own: int = cast(ZolaState, state).doubled[stm]
+        opp: int = cast(ZolaState, state).doubled[stm ^ 1]
+        o0 = own & big_word
+        o1 = (own >> big_half) & big_word
+        p0 = opp & big_word
+        p1 = (opp >> big_half) & big_word
+    assert t is not None
+    word = t.word
+    merge = t.merge
     # Own and opponent's checkers (o, p), the empty squares (e), low word 0, high word 1.
-    o0: i64 = own & big_word
-    o1: i64 = (own >> t.half) & big_word
-    p0: i64 = opp & big_word
-    p1: i64 = (opp >> t.half) & big_word
     e0: i64 = word ^ (o0 | p0)
     e1: i64 = word ^ (o1 | p1)
-    score: i64 = (_popcount(o0) + _popcount(o1) - _popcount(p0) - _popcount(p1)) * CHECKER
-    for b0, b1, bonus in t.bands:
-        score += (
-            _popcount(o0 & b0) + _popcount(o1 & b1) - _popcount(p0 & b0) - _popcount(p1 & b1)
-        ) * bonus
+    score: i64 = (_count(o0, o1, merge) - _count(p0, p1, merge)) * t.checker
+    band = t.bands
+    while band is not None:
+        b0 = band.b0
+        b1 = band.b1
+        score += (_count(o0 & b0, o1 & b1, merge) - _count(p0 & b0, p1 & b1, merge)) * band.bonus
+        band = band.following
     steps: i64 = 0
     # Where each side's slides end (h own, q opponent's), whatever stands there.
     h0: i64 = 0
     h1: i64 = 0
     q0: i64 = 0
     q1: i64 = 0
-    # The directions of a positive shift, then those of a negative one: the two loops differ
-    # only in how the front moves (carries up from the low word, or down from the high one),
-    # kept apart so that each is straight-line code without a test per square.
-    for shift, s0, s1, runs in t.up:
-        by: i64 = shift
-        carry: i64 = half - by
-        f0: i64 = (o0 << by) & word
-        f1: i64 = (o1 << by) | (o0 >> carry)
-        g0: i64 = (p0 << by) & word
-        g1: i64 = (p1 << by) | (p0 >> carry)
-        steps += _popcount(f0 & s0 & e0) + _popcount(f1 & s1 & e1)
-        steps -= _popcount(g0 & s0 & e0) + _popcount(g1 & s1 & e1)
-        for c0, c1, n0, n1 in runs:
+    ray = t.rays
+    while ray is not None:
+        by = ray.by
+        carry = ray.carry
+        below = ray.below
+        up = ray.up
+        # The front moves a square a length: carries up from the low word, or down from the
+        # high one.
+        if up:
+            f0: i64 = (o0 << by) & word
+            f1: i64 = (o1 << by) | (o0 >> carry)
+            g0: i64 = (p0 << by) & word
+            g1: i64 = (p1 << by) | (p0 >> carry)
+        else:
+            f0 = (o0 >> by) | ((o1 & below) << carry)
+            f1 = o1 >> by
+            g0 = (p0 >> by) | ((p1 & below) << carry)
+            g1 = p1 >> by
+        s0 = ray.s0
+        s1 = ray.s1
+        steps += _count(f0 & s0 & e0, f1 & s1 & e1, merge)
+        steps -= _count(g0 & s0 & e0, g1 & s1 & e1, merge)
+        run = ray.runs
+        while run is not None:
+            c0 = run.c0
+            c1 = run.c1
             h0 |= f0 & c0
             h1 |= f1 & c1
             q0 |= g0 & c0
             q1 |= g1 & c1
-            f0 = f0 & e0 & n0
-            f1 = f1 & e1 & n1
-            g0 = g0 & e0 & n0
-            g1 = g1 & e1 & n1
+            n0 = e0 & run.n0
+            n1 = e1 & run.n1
+            f0 &= n0
+            f1 &= n1
+            g0 &= n0
+            g1 &= n1
             if not (f0 | f1 | g0 | g1):
                 break
-            f1 = (f1 << by) | (f0 >> carry)
-            f0 = (f0 << by) & word
-            g1 = (g1 << by) | (g0 >> carry)
-            g0 = (g0 << by) & word
-    for shift, s0, s1, runs in t.down:
-        by = shift
-        carry = half - by
-        below: i64 = (1 << by) - 1
-        f0 = (o0 >> by) | ((o1 & below) << carry)
-        f1 = o1 >> by
-        g0 = (p0 >> by) | ((p1 & below) << carry)
-        g1 = p1 >> by
-        steps += _popcount(f0 & s0 & e0) + _popcount(f1 & s1 & e1)
-        steps -= _popcount(g0 & s0 & e0) + _popcount(g1 & s1 & e1)
-        for c0, c1, n0, n1 in runs:
-            h0 |= f0 & c0
-            h1 |= f1 & c1
-            q0 |= g0 & c0
-            q1 |= g1 & c1
-            f0 = f0 & e0 & n0
-            f1 = f1 & e1 & n1
-            g0 = g0 & e0 & n0
-            g1 = g1 & e1 & n1
-            if not (f0 | f1 | g0 | g1):
-                break
-            f0 = (f0 >> by) | ((f1 & below) << carry)
-            f1 = f1 >> by
-            g0 = (g0 >> by) | ((g1 & below) << carry)
-            g1 = g1 >> by
+            if up:
+                f1 = (f1 << by) | (f0 >> carry)
+                f0 = (f0 << by) & word
+                g1 = (g1 << by) | (g0 >> carry)
+                g0 = (g0 << by) & word
+            else:
+                f0 = (f0 >> by) | ((f1 & below) << carry)
+                f1 = f1 >> by
+                g0 = (g0 >> by) | ((g1 & below) << carry)
+                g1 = g1 >> by
+            run = run.following
+        ray = ray.following
     ours0: i64 = h0 & p0
     ours1: i64 = h1 & p1
     theirs0: i64 = q0 & o0
     theirs1: i64 = q1 & o1
+    hanging = t.hanging
     if ours0 | ours1 | theirs0 | theirs1:
         # A checker is hanging where no slide of its own side ends on it (no retake).
-        free: i64 = _popcount(ours0 & ~(q0 & p0)) + _popcount(ours1 & ~(q1 & p1))
+        free: i64 = _count(ours0 & ~(q0 & p0), ours1 & ~(q1 & p1), merge)
         if free:
-            score += FREE_CAPTURE + free * HANGING
-        score -= (_popcount(theirs0 & ~(h0 & o0)) + _popcount(theirs1 & ~(h1 & o1))) * HANGING
+            score += t.free_capture + free * hanging
+        score -= _count(theirs0 & ~(h0 & o0), theirs1 & ~(h1 & o1), merge) * hanging
     if ours0 | ours1:
-        score += TEMPO_CAPTURE
-    attacks: i64 = _popcount(ours0) + _popcount(ours1) - _popcount(theirs0) - _popcount(theirs1)
-    return int(score + attacks * ATTACK + steps * STEP)
+        score += t.tempo_capture
+    attacks: i64 = _count(ours0, ours1, merge) - _count(theirs0, theirs1, merge)
+    return int(score + attacks * t.attack + steps * t.step)
 
 
 def _compiled() -> bool:

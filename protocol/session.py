@@ -13,7 +13,9 @@ import importlib.metadata
 import sys
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from zengine import DISTRIBUTION
 from zengine.engine.facade import (
     BadOptionSyntax,
     BadOptionValue,
@@ -35,7 +37,16 @@ from zengine.engine.game import (
     UnknownRuleError,
     fold_case,
 )
-from zengine.engine.values import Info, TextError, format_go, parse_go, parse_int
+from zengine.engine.text import one_line
+from zengine.engine.values import (
+    MAX_BENCH,
+    MAX_PERFT,
+    Info,
+    TextError,
+    format_go,
+    parse_go,
+    parse_int,
+)
 
 
 class ProtocolError(Exception):
@@ -92,45 +103,136 @@ REPLY_WORDS = (
     "bestmove",
 )
 
-#: The greatest ``undo`` count, ``perft`` depth and ``bench`` depth accepted.
+#: The greatest ``undo`` count accepted.
 MAX_UNDO = 2**63 - 1
-MAX_PERFT = 64
-MAX_BENCH = 64
-
-HELP = """\
-zengine speaks a UCI/UGI-style protocol; commands (case-insensitive):
-  uci | ugi                           handshake: id, options, uciok | ugiok
-  isready                             readyok (also during a search)
-  setup <game> [<rule> <value>]...    select a game: {games}
-  setoption name <N> [value <V>]      set an option (listed by uci)
-  ucinewgame | uginewgame | newgame [<game> [<rule> <value>]...]
-                                      a new game: start position, search state cleared
-  position startpos|fen <string> [moves <m>...]
-  move|play <m>...                    play moves on the current position (all or none)
-  undo [n]                            take back n plies (default 1)
-  legalmoves                          the legal moves, sorted
-  query gameover|p1turn|result|fen|islegal <m>
-  go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
-     [searchmoves <m>...] [infinite]  search; info lines, then bestmove
-  stop                                end the search (or perft, or bench) now
-  perft N | go perft N                count move paths N plies deep, per move (stop ends it)
-  d | show | display                  the board, fen, side to move, result
-  bench [depth]                       the fixed benchmark (stop ends it)
-  debug on|off                        info string diagnostics
-  help                                this list
-  quit                                exit at once"""
 
 
-def clean(text: str, limit: int = 200) -> str:
-    """Text safe inside one reply line: printable, single-spaced, not too long."""
-    text = "".join(ch if ch.isprintable() else "?" for ch in " ".join(text.split()))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+@dataclass(frozen=True)
+class Command:
+    """One protocol command: everything the dispatch, its checks and ``help`` know of it."""
+
+    #: Its spellings (case-insensitive); the first is the one ``help`` lists first.
+    names: tuple[str, ...]
+    #: The :class:`Session` method that runs it (``None`` for ``quit``, which the loop ends).
+    method: str | None
+    #: ``help``'s two columns: how it is written (a line break continues it), and what it does.
+    usage: str
+    summary: str
+    #: False: a token after it is ``error syntax`` (``quit x`` does not quit).
+    takes_arguments: bool = True
+    #: True: answered during a search, ``perft`` or ``bench``; any other is ``error busy`` then.
+    during_search: bool = False
+
+
+#: Every command, in the order ``help`` lists them; adding a command is one row and a method.
+COMMANDS: tuple[Command, ...] = (
+    Command(("uci",), "uci", "uci", "handshake: id, options, uciok", False),
+    Command(("ugi",), "ugi", "ugi", "handshake: id, options, ugiok", False),
+    Command(("isready",), "isready", "isready", "readyok (also during a search)", False, True),
+    Command(("setup",), "setup", "setup <game> [<rule> <value>]...", "select a game: {games}"),
+    Command(
+        ("setoption",),
+        "setoption",
+        "setoption name <N> [value <V>]",
+        "set an option (listed by uci)",
+    ),
+    Command(
+        ("ucinewgame", "uginewgame"),
+        "newgame_bare",
+        "ucinewgame | uginewgame",
+        "a new game: start position, search state cleared",
+        False,
+    ),
+    Command(
+        ("newgame",),
+        "newgame",
+        "newgame [<game> [<rule> <value>]...]",
+        "a new game, of another game or rules if given",
+    ),
+    Command(
+        ("position",),
+        "position",
+        "position startpos|fen <string> [moves <m>...]",
+        "set the position",
+    ),
+    Command(
+        ("move", "play"),
+        "move",
+        "move|play <m>...",
+        "play moves on the current position (all or none)",
+    ),
+    Command(("undo",), "undo", "undo [n]", "take back n plies (default 1)"),
+    Command(("legalmoves",), "legalmoves", "legalmoves", "the legal moves, sorted", False, True),
+    Command(
+        ("query",),
+        "query",
+        "query gameover|p1turn|result|fen|islegal <m>",
+        "answer one question: response <answer>",
+        True,
+        True,
+    ),
+    Command(
+        ("go",),
+        "go",
+        "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]\n   [searchmoves <m>...] [infinite] [ponder]",
+        "search; info lines, then bestmove",
+    ),
+    Command(("stop",), "stop", "stop", "end the search (or perft, or bench) now", False, True),
+    Command(
+        ("ponderhit",),
+        "ponderhit",
+        "ponderhit",
+        "the move pondered on was played: search on the go's clock",
+        False,
+        True,
+    ),
+    Command(
+        ("perft",),
+        "perft",
+        "perft N | go perft N",
+        "count move paths N plies deep, per move (stop ends it)",
+    ),
+    Command(
+        ("d", "show", "display"),
+        "display",
+        "d | show | display",
+        "the board, fen, side to move, result",
+        False,
+        True,
+    ),
+    Command(("bench",), "bench", "bench [depth]", "the fixed benchmark (stop ends it)"),
+    Command(("debug",), "set_debug", "debug on|off", "info string diagnostics"),
+    Command(("help",), "help", "help", "this list", False, True),
+    Command(("quit",), None, "quit", "exit at once", False, True),
+)
+
+#: Spelling -> command.
+BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.names}
+
+
+def help_lines(games: str) -> list[str]:
+    """``help``'s text, from :data:`COMMANDS`: the summary beside the usage's last line, or
+    on a line of its own when that line is too long for the column."""
+    lines = ["zengine speaks a UCI/UGI-style protocol; commands (case-insensitive):"]
+    for command in COMMANDS:
+        *first, last = (f"  {line}" for line in command.usage.split("\n"))
+        summary = command.summary.format(games=games)
+        lines += first
+        if len(last) < HELP_COLUMN - 1:
+            lines.append(f"{last:<{HELP_COLUMN}}{summary}")
+        else:
+            lines += [last, f"{'':<{HELP_COLUMN}}{summary}"]
+    return lines
+
+
+#: Where ``help``'s second column starts.
+HELP_COLUMN = 38
 
 
 def version() -> str:
     """The installed package's version."""
     try:
-        return importlib.metadata.version("zengine")
+        return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
 
@@ -138,7 +240,7 @@ def version() -> str:
 def author() -> str:
     """The installed package's author."""
     try:
-        authors = importlib.metadata.metadata("zengine").get_all("Author") or []
+        authors = importlib.metadata.metadata(DISTRIBUTION).get_all("Author") or []
     except importlib.metadata.PackageNotFoundError:
         authors = []
     return authors[0] if authors else "zengine developers"
@@ -155,43 +257,19 @@ def option_line(option: Option) -> str:
 def no_more(args: list[str], command: str) -> None:
     """Refuse extra tokens."""
     if args:
-        raise ProtocolError("syntax", f"unexpected '{clean(args[0], 40)}' after {command}")
+        raise ProtocolError("syntax", f"unexpected '{one_line(args[0], 40)}' after {command}")
 
 
 def rule_pairs(args: list[str], command: str) -> dict[str, str]:
     """``<rule> <value>`` pairs, as written: the rules core reads them (ASCII case folding, so
     no other script's letter or digit passes for an ASCII one)."""
     if len(args) % 2:
-        raise ProtocolError("syntax", f"{command}: rule '{clean(args[-1], 40)}' has no value")
+        raise ProtocolError("syntax", f"{command}: rule '{one_line(args[-1], 40)}' has no value")
     return {args[i]: args[i + 1] for i in range(0, len(args), 2)}
 
 
 class Session:
     """One protocol session over an engine: ``handle`` each input line in order."""
-
-    #: Commands answered during a search (or ``perft``, or ``bench``); every other one gives
-    #: ``error busy`` then.
-    DURING_SEARCH = frozenset(
-        {"isready", "stop", "quit", "d", "show", "display", "legalmoves", "query", "help"}
-    )
-    #: Commands that take no argument: a token after them is ``error syntax``, as for every
-    #: command given a token too many (``quit x`` does not quit).
-    NO_ARGUMENTS = frozenset(
-        {
-            "uci",
-            "ugi",
-            "isready",
-            "ucinewgame",
-            "uginewgame",
-            "legalmoves",
-            "stop",
-            "d",
-            "show",
-            "display",
-            "help",
-            "quit",
-        }
-    )
 
     def __init__(
         self, emit_lines: Callable[[list[str]], None], engine: Engine | None = None
@@ -200,31 +278,6 @@ class Session:
         self.engine = engine or Engine()
         self.debug = False
         self.engine.on_debug = self._debug_line
-        self.commands: dict[str, Callable[[list[str]], None]] = {
-            "uci": lambda args: self.handshake(args, "uciok"),
-            "ugi": lambda args: self.handshake(args, "ugiok"),
-            "isready": self.isready,
-            "setup": self.setup,
-            "setoption": self.setoption,
-            "ucinewgame": self.newgame_bare,
-            "uginewgame": self.newgame_bare,
-            "newgame": self.newgame,
-            "position": self.position,
-            "move": self.move,
-            "play": self.move,
-            "undo": self.undo,
-            "legalmoves": self.legalmoves,
-            "query": self.query,
-            "go": self.go,
-            "stop": self.stop,
-            "perft": self.perft,
-            "d": self.display,
-            "show": self.display,
-            "display": self.display,
-            "bench": self.bench,
-            "debug": self.set_debug,
-            "help": self.help,
-        }
 
     def emit(self, text: str) -> None:
         """Write one line."""
@@ -232,7 +285,7 @@ class Session:
 
     def _debug_line(self, text: str) -> None:
         if self.debug:
-            self.emit(f"info string {clean(text)}")
+            self.emit(f"info string {one_line(text)}")
 
     # --- dispatch ---------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
@@ -242,33 +295,33 @@ class Session:
             return True
         word, args = fold_case(tokens[0]), tokens[1:]
         try:
-            if word in self.NO_ARGUMENTS and args:
-                raise ProtocolError(
-                    "syntax", f"unexpected '{clean(args[0], 40)}': {word} takes no argument"
-                )
-            if word == "quit":
-                return False
-            command = self.commands.get(word)
+            command = BY_NAME.get(word)
             if command is None:
                 raise ProtocolError(
                     "unknown-command",
-                    f"unknown command '{clean(tokens[0], 40)}' (help lists the commands)",
+                    f"unknown command '{one_line(tokens[0], 40)}' (help lists the commands)",
                 )
-            if word not in self.DURING_SEARCH and self.engine.searching:
+            if args and not command.takes_arguments:
+                raise ProtocolError(
+                    "syntax", f"unexpected '{one_line(args[0], 40)}': {word} takes no argument"
+                )
+            if command.method is None:
+                return False
+            if not command.during_search and self.engine.searching:
                 raise ProtocolError(
                     "busy",
                     f"'{word}' needs the engine idle: a search, perft or bench is running"
                     " (send stop first)",
                 )
-            command(args)
+            getattr(self, command.method)(args)
         except (ProtocolError, TextError) as exc:
-            self.emit(f"error {exc.code} {clean(exc.detail)}")
+            self.emit(f"error {exc.code} {one_line(exc.detail)}")
         except (GameError, EngineError) as exc:
             code = next(code for cls, code in ERROR_CODES if isinstance(exc, cls))
-            self.emit(f"error {code} {clean(str(exc)) or type(exc).__name__}")
+            self.emit(f"error {code} {one_line(str(exc)) or type(exc).__name__}")
         except Exception as exc:  # the last resort: a bug is one error line, never a crash
             traceback.print_exc(file=sys.stderr)
-            self.emit(f"error internal {clean(str(exc)) or type(exc).__name__}")
+            self.emit(f"error internal {one_line(str(exc)) or type(exc).__name__}")
         return True
 
     def finish(self, gone: Callable[[], bool] = lambda: False) -> None:
@@ -291,7 +344,13 @@ class Session:
         self.engine.stop(timeout=5.0)
 
     # --- commands ---------------------------------------------------------------------------
-    def handshake(self, args: list[str], ok: str) -> None:
+    def uci(self, args: list[str]) -> None:
+        self._handshake("uciok")
+
+    def ugi(self, args: list[str]) -> None:
+        self._handshake("ugiok")
+
+    def _handshake(self, ok: str) -> None:
         lines = [f"id name zengine {version()}", f"id author {author()}"]
         lines += [option_line(option) for option in options()]
         lines.append(ok)
@@ -316,12 +375,12 @@ class Session:
             raise ProtocolError("syntax", "setoption needs an option name")
         value_tokens = args[split + 1 :]
         if split < len(args) and not value_tokens:
-            raise ProtocolError("syntax", f"option '{clean(name, 40)}': 'value' without a value")
+            raise ProtocolError("syntax", f"option '{one_line(name, 40)}': 'value' without a value")
         if len(value_tokens) > 1:
             raise ProtocolError(
                 "syntax",
-                f"option '{clean(name, 40)}': the value is one token,"
-                f" got '{clean(' '.join(value_tokens), 60)}'",
+                f"option '{one_line(name, 40)}': the value is one token,"
+                f" got '{one_line(' '.join(value_tokens), 60)}'",
             )
         self.engine.set_option(name, value_tokens[0] if value_tokens else None)
 
@@ -357,7 +416,9 @@ class Session:
                 raise ProtocolError("syntax", "position fen needs a position string")
             self.engine.set_position(" ".join(body), moves)
         else:
-            raise ProtocolError("syntax", f"expected startpos or fen, got '{clean(args[0], 40)}'")
+            raise ProtocolError(
+                "syntax", f"expected startpos or fen, got '{one_line(args[0], 40)}'"
+            )
 
     def move(self, args: list[str]) -> None:
         if not args:
@@ -386,13 +447,15 @@ class Session:
             answers: dict[str, Callable[[], str]] = {
                 "gameover": lambda: "true" if engine.is_over() else "false",
                 "p1turn": lambda: "true" if engine.side_to_move() == "p1" else "false",
-                "result": engine.result,
+                # With no position, a drawn finished game: a runner that ends a game only on
+                # a result would loop on `none` (docs/protocol.md, "No position").
+                "result": lambda: engine.result() if engine.has_position else "draw",
                 "fen": engine.position_text,
             }
             if what not in answers:
                 raise ProtocolError(
                     "syntax",
-                    f"unknown query '{clean(args[0], 40)}' (gameover,"
+                    f"unknown query '{one_line(args[0], 40)}' (gameover,"
                     " p1turn, result, fen, islegal)",
                 )
             no_more(rest, f"query {what}")
@@ -405,17 +468,22 @@ class Session:
             return
         limits = parse_go(args)
         if self.debug:
-            self.emit(f"info string {clean(format_go(limits, 'ugi'))}")
+            self.emit(f"info string {one_line(format_go(limits, 'ugi'))}")
         self.engine.go(limits, self._info, self._bestmove)
 
     def _info(self, info: Info) -> None:
         self.emit(info.format())
 
     def _bestmove(self, best: str | None) -> None:
-        self.emit(f"bestmove {best if best is not None else '(none)'}")
+        ponder = self.engine.ponder_move
+        tail = f" ponder {ponder}" if ponder is not None and best is not None else ""
+        self.emit(f"bestmove {best if best is not None else '(none)'}{tail}")
 
     def stop(self, args: list[str]) -> None:
         self.engine.stop()
+
+    def ponderhit(self, args: list[str]) -> None:
+        self.engine.ponderhit()
 
     def perft(self, args: list[str]) -> None:
         """``perft N``: counted in the background like a search; a row per move as it is
@@ -467,4 +535,4 @@ class Session:
     def help(self, args: list[str]) -> None:
         from zengine.engine.variants import variant_names
 
-        self.emit_lines(HELP.format(games=", ".join(variant_names())).splitlines())
+        self.emit_lines(help_lines(", ".join(variant_names())))

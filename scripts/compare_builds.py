@@ -18,7 +18,10 @@ One position can mislead (a single tree's size moves with every change to the ev
 ``--openings N`` also searches the positions after the first N lines of openings/zola.txt and
 openings/zhadu.txt (``OPENING_SECONDS`` each) and prints each build's mean depth within 0.1 s
 and 1 s of CPU, and in how many positions it is deeper than, level with or shallower than the
-first build.
+first build. ``--limit DIR`` also times the deep Zola perfts against the C perft of
+``DIR/zola_perft`` (the yardstick of ../shared/limit, built with ``make``), which counts the
+same leaves the same way (bulk at the last ply), and prints each build's CPU time as a
+multiple of the C program's.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,6 +47,13 @@ PERFTS = [
     ("zola-10", "zola-10", None, 3),
     ("zhadu play", "zhadu", ZHADU_PLAY, 4),
 ]
+
+#: (variant, board size, depth): the perfts ``--limit`` times against ``zola_perft N D --bulk``.
+LIMIT_PERFTS = [("zola", 6, 5), ("zola-8", 8, 4)]
+
+#: The leaves of those perfts, as zola_perft's ``make check`` verifies them (the first is also
+#: a row of tests/data/zola_perft.txt).
+LIMIT_LEAVES = {("zola", 5): 58_816_016, ("zola-8", 4): 16_938_676}
 
 #: (label, variant, position string or None for the start).
 SEARCHES = [
@@ -199,6 +210,26 @@ def keep_fastest(seen: dict[int, float], done: Iterable[tuple[int, float]]) -> N
         seen[depth] = min(spent, seen.get(depth, spent))
 
 
+def limit_seconds(program: str, size: int, depth: int) -> float:
+    """The C yardstick's time for perft ``depth`` on the ``size`` board: the lesser of its own
+    reading of the count (a wall clock) and the CPU time of its whole process (which adds its
+    start), so that the multiple of it a build takes is never flattered."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(
+        [program, str(size), str(depth), "--bulk"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    found = re.search(r"seconds=([0-9.]+)", out)
+    if found is None:
+        raise OSError(f"{program} printed no seconds= figure: {out.strip()[:80]!r}")
+    return min(cpu, float(found[1]))
+
+
 def wall_depth(python: str, variant: str, fen: str | None, movetime: int) -> int:
     """The last ``info depth`` of a real ``go movetime`` in a fresh engine process."""
     zengine = str(Path(python).with_name("zengine"))
@@ -225,8 +256,18 @@ def main(argv: list[str]) -> None:
         metavar="N",
         help="also time to depth after the first N lines of openings/zola.txt and zhadu.txt",
     )
+    parser.add_argument(
+        "--limit",
+        metavar="DIR",
+        help="also perft 5 zola and perft 4 zola-8 against DIR/zola_perft (the C yardstick)",
+    )
     parser.add_argument("builds", nargs="+", metavar="NAME=PYTHON", help="a build's interpreter")
     args = parser.parse_args(argv)
+    limit = None
+    if args.limit is not None:
+        limit = str(Path(args.limit, "zola_perft").absolute())
+        if not os.access(limit, os.X_OK):
+            parser.error(f"--limit: no program {limit} (make it with make -C {args.limit})")
     if args.rounds < 1:
         parser.error("--rounds must be 1 or more")
     if args.openings < 0:
@@ -270,8 +311,22 @@ def main(argv: list[str]) -> None:
             )
             after_openings[variant] = [[{} for _ in fens[variant]] for _ in pythons]
 
+    # (variant, depth) -> the least CPU seconds of the C yardstick, then of each build.
+    against_limit: dict[tuple[str, int], list[float]] = {}
     variants = ["zola", "zola-8", "zola-10", "zhadu", "zhadu-star"]
     for _ in range(rounds):
+        if limit is not None:
+            for variant, size, depth in LIMIT_PERFTS:
+                times = [limit_seconds(limit, size, depth)]
+                count = LIMIT_LEAVES[(variant, depth)]
+                times += [
+                    count / cast(float, probe(p, "perft", variant, "", depth)) for p in pythons
+                ]
+                kept = against_limit.setdefault((variant, depth), times)
+                against_limit[(variant, depth)] = [min(a, b) for a, b in zip(kept, times)]
+                print(
+                    f"perft {depth} {variant} against C, CPU s", times, file=sys.stderr, flush=True
+                )
         for label, variant, fen, depth in PERFTS:
             leaves = [probe(p, "perft", variant, fen or "", depth) for p in pythons]
             take(f"perft {depth} {label}, leaves/s", [float(v) for v in leaves])  # type: ignore[arg-type]
@@ -344,6 +399,13 @@ def main(argv: list[str]) -> None:
             print(f"| {label}, {depth} | " + " | ".join(cells) + " |")
     if after_openings:
         print_openings(names, after_openings)
+    if against_limit:
+        print(f"\nAgainst the C yardstick ({limit}, --bulk): CPU seconds, best of {rounds}")
+        print("| perft | C | " + " | ".join([*names, *(f"{n}/C" for n in names)]) + " |")
+        print("|" + "---|" * (2 + 2 * len(names)))
+        for (variant, depth), (c, *spent) in against_limit.items():
+            cells = [f"{c:.4f}", *(f"{t:.3f}" for t in spent), *(f"{t / c:.1f}x" for t in spent)]
+            print(f"| {depth} {variant} | " + " | ".join(cells) + " |")
 
 
 def print_openings(

@@ -2,6 +2,7 @@
 the fixture that registers the test game."""
 
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -12,6 +13,16 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 # The referee's tests' shared helpers assert too: their failures show the values, as in a test.
 pytest.register_assert_rewrite("fake_match")
+
+
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt in this process for one test, as Python sets it up in a
+    command started at a prompt: a run started in the background (``pytest &``, ``nohup``)
+    has SIGINT ignored, and a test that sends one to itself would see nothing happen."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

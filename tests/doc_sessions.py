@@ -17,6 +17,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,15 +109,20 @@ class Reply:
     lines: list[str]
     #: A ``go`` whose lines are the same on every machine (see :func:`fixed_search`).
     fixed: bool = False
-    #: For a ``go``: the legal moves when it was sent.
+    #: For a ``go``: the legal moves when it was sent (for a ``stop``: those of its ``go``).
     legal: set[str] = field(default_factory=set)
+    #: For a ``go`` that only ``stop`` ends: its ``info`` lines up to the deepest one the
+    #: documentation shows (the same on every machine: the replay waits for that depth before
+    #: the next command), and the index of the step of its ``stop``.
+    settled: list[str] | None = None
+    until: int = 0
 
 
 def fixed_search(command: str) -> bool:
     """Whether a ``go`` prints the same lines on every machine: bounded by depth or nodes only
     (with Seed 0 such a search is a function of position, limits and table)."""
     words = set(command.lower().split()[1:])
-    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite"}
+    timed = {"movetime", "wtime", "btime", "p1time", "p2time", "infinite", "ponder"}
     return bool({"depth", "nodes"} & words) and not timed & words
 
 
@@ -149,17 +155,55 @@ def same(shown: list[str], got: list[str], fixed: bool) -> bool:
     return want == [n for n in (normal(line, fixed) for line in got) if n is not None]
 
 
+def info_depth(line: str) -> int | None:
+    """The depth of an ``info depth`` line (None for another line)."""
+    words = line.split()
+    return int(words[2]) if words[:2] == ["info", "depth"] else None
+
+
+def open_range(example: Example, first: int) -> tuple[int, int]:
+    """For the ``go`` of step ``first`` that only ``stop`` ends: the index of the step of that
+    ``stop`` (the last step if none), and the deepest ``info`` line shown up to it (0: none)."""
+    until = len(example.steps) - 1
+    for index in range(first + 1, len(example.steps)):
+        if example.steps[index].command.split()[:1] == ["stop"]:
+            until = index
+            break
+    depths = [
+        depth
+        for step in example.steps[first : until + 1]
+        for line in step.expected
+        if (depth := info_depth(line)) is not None
+    ]
+    return until, max(depths, default=0)
+
+
+def wait_for_depth(script: Script, start: int, depth: int) -> None:
+    """Return once the search started at ``start`` printed its ``info depth`` line of
+    ``depth`` (a search that only stop ends reaches any depth a page shows in moments)."""
+    deadline = time.monotonic() + 300
+    while not any((info_depth(line) or 0) >= depth for line in script.since(start)):
+        assert time.monotonic() < deadline, f"the search never reached depth {depth}"
+        time.sleep(0.005)
+
+
 def replay(example: Example) -> list[Reply]:
     """Type the session's commands into a fresh engine; what each printed.
 
     A search bounded by depth, nodes or time (or a ``perft``, or a ``bench``) is waited for
-    before the next command, as a person waits for ``bestmove``; one that only ``stop`` ends runs on meanwhile, and its lines are
-    not fixed (they may show up in the reply of any command up to the ``stop``).
+    before the next command, as a person waits for ``bestmove``. One that only ``stop`` ends
+    runs on meanwhile: its lines may show up in the reply of any command up to the ``stop``,
+    and how deep it gets depends on the machine, but its iterations do not: the replay waits
+    until it printed the deepest ``info`` line shown, and those lines are the ``go``'s
+    ``settled`` ones. A ``go ponder``
+    runs on until ``stop``, or until ``ponderhit`` bounds it, and is then waited for.
     """
     script = Script()
-    replies = []
+    replies: list[Reply] = []
     open_search = False
-    for step in example.steps:
+    opened = (0, 0, 0)  # the open search's step, first line and deepest line shown
+    open_legal: set[str] = set()
+    for index, step in enumerate(example.steps):
         words = step.command.split()
         word = words[0].lower() if words else ""
         if word == "quit":
@@ -172,18 +216,47 @@ def replay(example: Example) -> list[Reply]:
         # may end before send() returns or just after (both were once read as an open one).
         start = script.mark()
         script.send(step.command)
-        if script.engine.search_unbounded:
+        if script.engine.search_unbounded and not open_search:
             open_search = True  # only a stop ends it
+            _, depth = open_range(example, index)
+            opened, open_legal = (index, start, depth), legal
+            wait_for_depth(script, start, depth)
         elif not open_search:
             script.finish()  # a bounded search, a perft, a bench: to its last line
+        if open_search and word == "ponderhit" and not script.engine.search_unbounded:
+            script.finish()  # a ponder search bounded from the ponderhit on: to its bestmove
+            open_search = False
+            fixed = False
         lines = script.since(start)
         if open_search:
             fixed = False
             if word == "stop":
                 open_search = False
+                legal = open_legal
+                _settle(replies, opened, script, index)
         replies.append(Reply(lines, fixed, legal))
     script.finish()
+    if open_search:  # the session ended with the search open: the end of input stopped it
+        _settle(replies, opened, script, len(replies) - 1)
     return replies
+
+
+def _settle(replies: list[Reply], opened: tuple[int, int, int], script: Script, until: int) -> None:
+    """Give the ``go`` of an open search its settled lines, once it is stopped."""
+    first, begin, depth = opened
+    replies[first].settled = [
+        line for line in script.since(begin) if (info_depth(line) or depth + 1) <= depth
+    ]
+    replies[first].until = until
+
+
+def settled_same(example: Example, index: int, reply: Reply) -> bool:
+    """Whether the ``info`` lines shown for the open search of step ``index`` (up to its
+    ``stop``) are its settled lines, up to ``nps`` and ``time``."""
+    steps = example.steps[index : reply.until + 1]
+    shown = [line for step in steps for line in step.expected if line.startswith("info ")]
+    assert reply.settled is not None
+    return [normal(line, True) for line in shown] == [normal(line, True) for line in reply.settled]
 
 
 def run_pipe(command: str) -> subprocess.CompletedProcess[str]:
@@ -218,8 +291,13 @@ def rewrite(path: str) -> int:
         start = int(example.where.split(":")[1]) - 1
         end = start + sum(1 + len(step.expected) for step in example.steps)
         fresh, stale = [], False
-        for step, reply in zip(example.steps, replay(example)):
-            kept = same(step.expected, reply.lines, reply.fixed)
+        replies = replay(example)
+        renewed = set()  # the steps of an open search whose settled lines are stale
+        for index, reply in enumerate(replies):
+            if reply.settled is not None and not settled_same(example, index, reply):
+                renewed.update(range(index, reply.until + 1))
+        for index, (step, reply) in enumerate(zip(example.steps, replies)):
+            kept = index not in renewed and same(step.expected, reply.lines, reply.fixed)
             stale = stale or not kept
             fresh += [f"> {step.command}", *(step.expected if kept else reply.lines)]
         if stale:

@@ -11,21 +11,22 @@ import shlex
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from zengine.protocol.cli import main
-from zengine.tools.match import run_match
-from zengine.tools.records import read_games
+from zengine.cli import main
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.records import read_games
 
 TESTS = Path(__file__).parent
 #: The scripted fake engine (its modes and fault flags: see the file).
 FAKE = TESTS / "fake_engines" / "fake_engine.py"
 DATA = TESTS / "data"
 #: ``zengine match`` as a command of its own, run by this interpreter (no PATH lookup).
-MATCH_CLI = [sys.executable, "-c", "from zengine.protocol.cli import main; main()", "match"]
+MATCH_CLI = [sys.executable, "-c", "from zengine.cli import main; main()", "match"]
 
 #: Untimed games: a sound fake engine answers at once; nothing waits for a slow machine.
 EASY = ("--each", "depth=1")
@@ -33,6 +34,13 @@ EASY = ("--each", "depth=1")
 #: (before a game, after a stall), a move without a clock, past its clock. Its start (the
 #: wait for uciok, which a sound process start must meet) keeps the generous default.
 X_DEADLINES = ("timeout.ready=0.5", "timeout.grace=0.2", "timeout.move=0.5")
+
+
+def unique(word: str) -> str:
+    """A process marker for one test of one run: ``word`` and a random suffix. A name built
+    from ``tmp_path.name`` is the same in every run, and a run of the suite from another
+    checkout at the same time would find this one's processes (or this one its)."""
+    return f"{word}-{uuid.uuid4().hex}"
 
 
 def fake(*args: str) -> str:

@@ -34,7 +34,7 @@ from zengine.engine.game import (
     Rules,
     State,
 )
-from zengine.engine.values import Outcome, Result, Termination
+from zengine.engine.values import Outcome, Result
 
 CAPTURE = 1 << 8
 SIZES = ("3", "4")
@@ -188,13 +188,13 @@ class HexapawnState(State):
         mover = self.stm ^ 1
         win = Result.win_for(mover)
         if self.far_rank(mover):
-            return Outcome(win, Termination.RULES, "far rank")
+            return Outcome(win, "far rank")
         if not self.pawns[self.stm]:
-            return Outcome(win, Termination.RULES, "every pawn captured")
+            return Outcome(win, "every pawn captured")
         if not self._moves():
             if self.rules.stalemate == "draw":
-                return Outcome(Result.DRAW, Termination.RULES, "blocked")
-            return Outcome(win, Termination.RULES, "blocked")
+                return Outcome(Result.DRAW, "blocked")
+            return Outcome(win, "blocked")
         return None
 
     def square(self, sq: int) -> str:

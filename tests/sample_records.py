@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from zengine.engine.values import Result, Score, Termination
-from zengine.tools.records import GameRecord
+from zengine.engine.values import Result, Score
+from zengine.tools.referee.records import GameRecord
+from zengine.tools.referee.terminations import Termination
 
 
 def sample_record(**changes: object) -> GameRecord:

@@ -51,6 +51,17 @@ def test_zola_evaluation_form_fits_the_build() -> None:
     assert zola_eval.evaluate is expected
 
 
+def test_zola_state_form_fits_the_build() -> None:
+    # Compiled, the rules in machine words (engine/zola_words.py) are the fast form;
+    # interpreted, the big ints. tests/test_zola.py holds the two forms equal.
+    from zengine.engine import zola
+
+    compiled = is_extension("zengine.engine.zola_words")
+    expected = zola.ZolaWordState if compiled else zola.ZolaState
+    assert zola.STATE_CLASS is expected
+    assert type(zola.ZolaRules(8).start()) is expected
+
+
 def test_compiled_list_names_existing_engine_modules() -> None:
     for module in compiled_modules():
         path = ROOT / (module.removeprefix("zengine.").replace(".", "/") + ".py")

@@ -11,6 +11,7 @@ game needs.
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import hexapawn
@@ -186,6 +187,28 @@ def test_copy_is_independent(variant: str) -> None:
     copy.play(copy.legal_moves()[0])
     assert state.history_length == 0 and copy.history_length == 1
     assert state.position_text() == make_rules(variant).start().position_text()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_states_and_rules_survive_pickling(variant: str) -> None:
+    # Processes (perft --jobs, the cluster) may be handed rules and states; a compiled rules
+    # core has no pickling of its own, so the games give theirs.
+    rules = make_rules(variant)
+    state = rules.start()
+    rng = random.Random(5)
+    for _ in range(14):
+        moves = state.legal_moves()
+        if not moves:
+            break
+        state.play(rng.choice(moves))
+    again = pickle.loads(pickle.dumps(state))
+    assert pickle.loads(pickle.dumps(rules)) == rules and again.rules == rules
+    assert _snapshot(again) == _snapshot(state)
+    assert again.history_length == state.history_length
+    while again.history_length:
+        again.undo()
+        state.undo()
+        assert _snapshot(again) == _snapshot(state)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

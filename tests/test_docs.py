@@ -3,16 +3,21 @@ the protocol and rules pages is replayed, every perft figure they quote is in th
 and the Zhadu step table of docs/zhadu.md is the board the engine builds.
 
 Replies are compared exactly, except what varies by machine or install: ``nps`` and ``time`` in
-``info`` lines, the search lines of searches bounded by a clock or by ``stop`` (only their form
-and a legal ``bestmove`` are checked), and the version and author of the handshake. Error lines
+``info`` lines, the search lines of searches bounded by a clock (only their form and a legal
+``bestmove`` are checked), how deep a search that ``stop`` ends got (its ``info`` lines up to
+the deepest shown are compared, its ``bestmove`` is checked legal), and the version and author
+of the handshake. Error lines
 are compared whole, detail included. tests/doc_sessions.py refreshes the sessions from the
 engine.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import perft_table
@@ -25,6 +30,7 @@ from doc_sessions import (
     same,
     searches_fixed,
     sessions,
+    settled_same,
     shell_examples,
 )
 from naive_zhadu import table_adjacency
@@ -50,6 +56,8 @@ def compare(where: str, command: str, shown: list[str], got: Reply) -> None:
     for line in shown:
         if line.startswith("info depth "):
             assert INFO_RE.match(line), f"{where}: the documentation shows a malformed '{line}'"
+        if line.startswith("bestmove ") and got.legal:
+            assert line.split()[1] in got.legal, f"{where}: the documentation shows '{line}'"
     assert same(shown, got.lines, got.fixed), f"{where}: '{command}' printed\n" + "\n".join(
         got.lines
     )
@@ -70,6 +78,13 @@ def test_example_sessions_are_real(example: Example) -> None:
     assert len(replies) == len(example.steps), f"{example.where}: commands after quit"
     for step, reply in zip(example.steps, replies):
         compare(example.where, step.command, step.expected, reply)
+    for index, reply in enumerate(replies):
+        if reply.settled is not None:
+            # A search only stop ends: the iterations shown, up to the deepest, are exact.
+            assert settled_same(example, index, reply), (
+                f"{example.where}: '{example.steps[index].command}' printed\n"
+                + "\n".join(reply.settled)
+            )
 
 
 def test_the_pages_have_example_sessions() -> None:
@@ -107,7 +122,7 @@ def test_perft_examples_are_real(where: str, command: str, shown: list[str]) -> 
 
     # Through the command line group, as the page's `zengine perft` runs it (invoking the
     # subcommand alone would also give click's default help options to later tests).
-    from zengine.protocol.cli import main
+    from zengine.cli import main
 
     args = shlex.split(command)[2:]
     total = [line for line in shown if line.startswith("Nodes searched: ")]
@@ -122,6 +137,66 @@ def test_perft_examples_are_real(where: str, command: str, shown: list[str]) -> 
     result = CliRunner().invoke(main, ["perft", *args])
     assert result.exit_code == 0, result.output
     assert total[0] in result.output.splitlines(), f"{where}: {result.output}"
+
+
+# --- the referee's examples -------------------------------------------------------------------
+REFEREE = "docs/referee.md"
+#: The ``zengine match`` examples of docs/referee.md that cannot be replayed, by the start of
+#: their command, and why. Every other one is replayed: a new example is one or the other.
+NOT_REPLAYED = {
+    "zengine match --seed 2024": "the demonstration plays on a clock: its games vary",
+    "zengine match --engine cmd=zengine name=zengine depth=2 --engine cmd=": (
+        "an SPRT at concurrency 2: how many games finish after it decides varies"
+    ),
+    "zengine match ... --games 20": "a Ctrl-C after 6 games",
+    "zengine match --resume m": "the resume of that Ctrl-C",
+    "zengine match --engine cmd=zengine name=new": "a cluster's scheduler on another machine",
+}
+_FOLDER = re.compile(r"matches/\d{8}-\d{6}")
+
+
+def _referee_examples() -> list[tuple[str, str, list[str]]]:
+    return [
+        example
+        for example in shell_examples([REFEREE], "match")
+        if not any(example[1].startswith(start) for start in NOT_REPLAYED)
+    ]
+
+
+def test_every_unreplayed_referee_example_is_known() -> None:
+    commands = [command for _, command, _ in shell_examples([REFEREE], "match")]
+    for start in NOT_REPLAYED:
+        assert any(command.startswith(start) for command in commands), start
+    assert len(_referee_examples()) >= 3
+
+
+@pytest.mark.parametrize(
+    "where,command,shown", _referee_examples(), ids=[e[0] for e in _referee_examples()]
+)
+def test_referee_examples_are_real(
+    where: str, command: str, shown: list[str], tmp_path: Path
+) -> None:
+    """Run in a folder of its own (``tests`` there is this one): every line shown but ``...``
+    is printed, in that order; the folder's name (a time) is left out."""
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    done = subprocess.run(
+        command,
+        shell=True,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    printed = iter(_FOLDER.sub("matches/_", line) for line in done.stdout.splitlines())
+    for line in shown:
+        if line != "...":
+            want = _FOLDER.sub("matches/_", line)
+            assert want in printed, f"{where}: '{line}' not printed (in order):\n{done.stdout}"
 
 
 # --- the perft figures the rules pages quote ------------------------------------------------

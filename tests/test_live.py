@@ -18,11 +18,13 @@ import pexpect
 import pytest
 from test_records_pgn import record
 
-from zengine.engine.values import Result, Termination
-from zengine.tools.config import SprtConfig, parse_command_line
-from zengine.tools.live import LiveOutput
-from zengine.tools.match import run_match
-from zengine.tools.tally import MatchTally
+from zengine.engine.values import Result
+from zengine.tools.referee.config import SprtConfig
+from zengine.tools.referee.live import LiveOutput
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.options import parse_command_line
+from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
 
@@ -130,14 +132,14 @@ def test_a_tournament_prints_a_ranking():
     lines = play(LiveOutput(progress=False), records, names=names, interval=5)
     assert not any(line.startswith("Score of") for line in lines)
     table = lines[lines.index(next(x for x in lines if x.startswith("Rank"))) :]
-    assert table[0].split() == ["Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws"]
+    assert table[0].split() == ["Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws", "Points"]
     # Player 1 wins every game: d1 2 of 3, d2 2 of 4, d3 1 of 3; ranked by score ratio.
     rows = [row.split() for row in table[1:]]
     assert [row[:2] for row in rows] == [["1", "d1"], ["2", "d2"], ["3", "d3"]]
     assert [row[4:] for row in rows] == [
-        ["3", "66.7%", "0.0%"],
-        ["4", "50.0%", "0.0%"],
-        ["3", "33.3%", "0.0%"],
+        ["3", "66.7%", "0.0%", "2"],
+        ["4", "50.0%", "0.0%", "2"],
+        ["3", "33.3%", "0.0%", "1"],
     ]
     # Elo against the field from complete pairs: d2's two pairs were even.
     assert rows[1][2] == "0.0" and float(rows[1][3]) > 0

@@ -22,12 +22,12 @@ import pytest
 from fake_match import fake, match_cli, pair, start_match, wait_for_games
 
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools import cluster as cluster_module
-from zengine.tools.cluster import ClusterSpec, parse_cluster
-from zengine.tools.config import ConfigError
-from zengine.tools.match import run_match
-from zengine.tools.records import read_games
-from zengine.tools.runner import ExitReason
+from zengine.tools.referee import cluster as cluster_module
+from zengine.tools.referee.cluster import ClusterSpec, parse_cluster
+from zengine.tools.referee.config import ConfigError
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.records import read_games
+from zengine.tools.referee.runner import ExitReason
 
 pytest.importorskip("distributed")
 
@@ -221,10 +221,7 @@ def test_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch) -> 
 
 def test_without_dask_one_line_says_how_to_install(tmp_path: Path) -> None:
     # The interpreter cannot import distributed: the line names the extra to install.
-    program = (
-        "import sys; sys.modules['distributed'] = None; "
-        "from zengine.protocol.cli import main; main()"
-    )
+    program = "import sys; sys.modules['distributed'] = None; from zengine.cli import main; main()"
     done = subprocess.run(
         [sys.executable, "-c", program, "match", *match_args(tmp_path / "m")]
         + ["--cluster", "local:2"],
@@ -236,8 +233,8 @@ def test_without_dask_one_line_says_how_to_install(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert (
-        done.stderr
-        == "zengine match: error: --cluster needs Dask (distributed): pip install 'zengine[cluster]'\n"
+        done.stderr == "zengine match: error: --cluster needs Dask (distributed):"
+        " pip install '.[cluster]' in zengine's source folder\n"
     )
 
 
@@ -245,7 +242,7 @@ def test_local_match_does_not_import_dask(tmp_path: Path) -> None:
     engine = fake()
     program = (
         "import sys\n"
-        "from zengine.tools.match import run_match\n"
+        "from zengine.tools.referee.match import run_match\n"
         f"run_match(['--engine', {engine!r}, 'name=A', '--engine', {engine!r}, 'name=B', "
         f"'--each', 'depth=1', '--games', '2', '--out', {str(tmp_path / 'm')!r}], "
         "emit=lambda line: None, progress=False)\n"

@@ -11,26 +11,34 @@ values of every wrong kind: each reads back or is a ConfigError, never another e
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_match import DATA, FAKE, cli
+from fake_match import DATA, FAKE, MATCH_CLI, cli
 
 from zengine.engine.variants import variant_names
-from zengine.tools import schedule as schedule_module
-from zengine.tools.config import (
+from zengine.tools.referee import schedule as schedule_module
+from zengine.tools.referee.config import (
     ConfigError,
     MatchConfig,
     OpeningsConfig,
     Tournament,
-    parse_command_line,
 )
-from zengine.tools.schedule import (
+from zengine.tools.referee.options import (
+    NOT_FIELDS,
+    OPTIONS,
+    parse_command_line,
+    resume_refusal,
+    split_options,
+)
+from zengine.tools.referee.schedule import (
     MAX_OPENING_LINE,
     MAX_OPENINGS_BYTES,
     match_schedule,
@@ -69,51 +77,50 @@ SECONDS = "must be a finite number of seconds from"
 @pytest.mark.parametrize(
     "words,message",
     [
-        (["--each", "st=inf"], f"--engine a: st=inf: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=nan"], f"--engine a: st=nan: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=1e20"], f"--engine a: st=1e20: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=abc"], f"--engine a: st=abc: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=-1"], f"--engine a: st=-1: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=0"], f"--engine a: st=0: {SECONDS} 0.001 to 86400"),
-        (["--each", "st=86401"], f"--engine a: st=86401: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=inf"], f"--each: st=inf: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=nan"], f"--each: st=nan: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=1e20"], f"--each: st=1e20: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=abc"], f"--each: st=abc: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=-1"], f"--each: st=-1: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=0"], f"--each: st=0: {SECONDS} 0.001 to 86400"),
+        (["--each", "st=86401"], f"--each: st=86401: {SECONDS} 0.001 to 86400"),
         (
             ["--each", "tc=99999999999999"],
-            "--engine a: tc=99999999999999: the base and the increment must be at most "
+            "--each: tc=99999999999999: the base and the increment must be at most "
             "2147483.647 seconds",
         ),
         (
             ["--each", "tc=3000000"],
-            "--engine a: tc=3000000: the base and the increment must be at most 2147483.647 seconds",
+            "--each: tc=3000000: the base and the increment must be at most 2147483.647 seconds",
         ),
         (
             ["--each", "tc=99999999999/10"],
-            "--engine a: tc=99999999999/10: moves per period must be from 1 to 2147483647",
+            "--each: tc=99999999999/10: moves per period must be from 0 to 2147483647",
         ),
-        (["--each", "tc=0/10"], "--engine a: tc=0/10: moves per period must be from 1"),
-        (["--each", "tc=1:60"], "--engine a: tc=1:60: the seconds of m:ss must be below 60"),
-        (["--each", "tc=0+0"], "--engine a: tc=0: no time at all (give a base or an increment)"),
-        (["--each", "tc=1e3"], "--engine a: tc=1e3: must be [moves/]base[+inc] in seconds"),
+        (["--each", "tc=1:60"], "--each: tc=1:60: the seconds of m:ss must be below 60"),
+        (["--each", "tc=0+0"], "--each: tc=0: no time at all (give a base or an increment)"),
+        (["--each", "tc=1e3"], "--each: tc=1e3: must be [moves/]base[+inc] in seconds"),
         (["--timeout", "start=inf"], f"--timeout start=inf: {SECONDS} 0.001 to 86400"),
         (["--timeout", "start=nan"], f"--timeout start=nan: {SECONDS} 0.001 to 86400"),
         (["--timeout", "start=0"], f"--timeout start=0: {SECONDS} 0.001 to 86400"),
         (["--timeout", "move=1e300"], f"--timeout move=1e300: {SECONDS} 0.001 to 86400"),
         (["--timeout", "grace=-5"], f"--timeout grace=-5: {SECONDS} 0 to 86400"),
         (["--timeout", "ready=86400.5"], f"--timeout ready=86400.5: {SECONDS} 0.001 to 86400"),
-        (["--each", "timeout.move=0"], f"--engine a: timeout.move=0: {SECONDS} 0.001 to 86400"),
-        (["--each", "depth=abc"], "--engine a: depth=abc: must be a whole number from 1 to 1000"),
-        (["--each", "depth=1.5"], "--engine a: depth=1.5: must be a whole number from 1 to 1000"),
-        (["--each", "depth=1001"], "--engine a: depth=1001: must be a whole number from 1 to 1000"),
+        (["--each", "timeout.move=0"], f"--each: timeout.move=0: {SECONDS} 0.001 to 86400"),
+        (["--each", "depth=abc"], "--each: depth=abc: must be a whole number from 1 to 1000"),
+        (["--each", "depth=1.5"], "--each: depth=1.5: must be a whole number from 1 to 1000"),
+        (["--each", "depth=1001"], "--each: depth=1001: must be a whole number from 1 to 1000"),
         (
             ["--each", "nodes=1.5"],
-            "--engine a: nodes=1.5: must be a whole number from 1 to 9223372036854775807",
+            "--each: nodes=1.5: must be a whole number from 1 to 9223372036854775807",
         ),
         (
             ["--each", "nodes=" + "9" * 30],
-            f"--engine a: nodes={'9' * 30}: must be a whole number from 1 to 9223372036854775807",
+            f"--each: nodes={'9' * 30}: must be a whole number from 1 to 9223372036854775807",
         ),
         (
             ["--each", "timemargin=-1"],
-            "--engine a: timemargin=-1: must be a whole number of milliseconds from 0 to",
+            "--each: timemargin=-1: must be a whole number of milliseconds from 0 to",
         ),
         (["--games", "100000000"], "--games 100000000: must be a whole number from 1 to 1000000"),
         (["--games", "0"], "--games 0: must be a whole number from 1 to 1000000"),
@@ -224,7 +231,7 @@ def test_an_engine_program_is_found_from_its_dir(
 
 
 def test_the_fake_engine_command_passes_the_check() -> None:
-    from zengine.tools.config import check_commands
+    from zengine.tools.referee.config import check_commands
 
     config = parse_command_line(
         ["--engine", f"cmd={sys.executable} {FAKE}", "--engine", "cmd=zengine", "--each", "depth=1"]
@@ -413,9 +420,11 @@ def test_a_name_given_twice_is_one_line(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_errors_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # An option misspelt after an engine's words is an unknown option, as after --games 2.
-    unknown = refused(["--engine", "depth=1", "-repeat"], capsys)
-    assert unknown.startswith("unknown option '-repeat' (known: --engine, ")
-    assert refused([*TWO, "-repeat"], capsys) == unknown
+    unknown = refused(["--engine", "depth=1", "-repaet"], capsys)
+    assert unknown == "unknown option '-repaet' (did you mean -repeat?)"
+    assert refused([*TWO, "-repaet"], capsys) == unknown
+    far = refused([*TWO, "--xyzzy"], capsys)
+    assert far.startswith("unknown option '--xyzzy' (known: --engine, --each, ")
     # A file is not a folder that is missing.
     (tmp_path / "afile").write_text("x\n")
     assert refused(["--resume", "afile"], capsys) == "--resume afile: not a folder"
@@ -428,8 +437,44 @@ def test_a_folder_starting_with_a_dash_is_a_folder(capsys: pytest.CaptureFixture
     # -dashdir holds an h: read as letters it would be a request for help.
     assert refused(["--resume", "-dashdir"], capsys) == "--resume -dashdir: no such folder"
     assert refused(["--resume", "-h", "--games", "2"], capsys) == (
-        "--resume takes the stored configuration; drop --games"
+        "--resume takes the stored configuration; drop --games "
+        "(it takes only --concurrency, --ratinginterval, --wait, --outcomeinterval, "
+        "--report, --output and --cluster)"
     )
+
+
+def test_the_options_table_drives_the_command_line_the_resume_rule_and_the_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fields = {f.name for f in dataclasses.fields(MatchConfig)}
+    _, help_text, _ = cli([*TWO, "--help"], capsys)
+    for option in OPTIONS:
+        # A row sets a field of the configuration or a word the parser makes into one.
+        assert option.target in fields or option.target in NOT_FIELDS, option
+        # A refused option (cutechess's chess-only ones) is left out of the help.
+        assert (f"--{option.name} {option.args}".strip() in help_text) == bool(option.help)
+        if not option.resume:
+            words = ["--resume", "m", f"--{option.name}", *["1"] * (option.arity or 0)]
+            assert refused(words, capsys) == resume_refusal(option)
+    # The rule is the rows': --cluster (played elsewhere) goes with --resume, and says so.
+    allowed = [o.name for o in OPTIONS if o.resume]
+    assert allowed == [
+        "concurrency", "ratinginterval", "resume", "wait", "outcomeinterval", "report",
+        "output", "config", "cluster",
+    ]  # fmt: skip
+    assert "--cluster" in resume_refusal(OPTIONS[0]) and "--cluster" in help_text
+
+
+def test_single_dash_spellings_are_the_same_options() -> None:
+    two = ["--engine", "cmd=zengine", "name=a", "--engine", "cmd=zengine", "name=b"]
+    words = [*two, "--each", "depth=2", "--games", "6", "--seed", "4", "--variant", "zhadu"]
+    single = [w[1:] if w.startswith("--") else w for w in words]
+    assert single[0] == "-engine" and single[-2] == "-variant"
+    assert parse_command_line(single) == parse_command_line(words)
+    assert [o.name for o, _ in split_options(["-games", "2", "---ROUNDS", "3"])] == [
+        "games",
+        "rounds",
+    ]
 
 
 # --- config.json: any wrong value is a ConfigError ---------------------------------------------
@@ -517,5 +562,31 @@ def test_every_wrong_value_of_config_json_is_a_config_error(name: str) -> None:
 
 def test_config_json_sprt_needs_every_setting() -> None:
     data = _full_config()
-    with pytest.raises(ConfigError, match="'sprt' is not an object of elo0, elo1, alpha, beta"):
+    with pytest.raises(ConfigError, match="configuration: 'elo1' is not a number"):
         MatchConfig.from_json({**data, "sprt": {"elo0": 0}})
+
+
+def test_a_name_that_is_not_utf8_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A name read from argv with bytes that are not UTF-8 (surrogate escapes in Python) went
+    # into the records, and the report crashed writing it after both games were played.
+    out = tmp_path / "sur"
+    args: list[str | bytes] = [*MATCH_CLI, "--engine", "cmd=zengine", b"name=bad\xed\xa0\x80name"]
+    args += ["--engine", "cmd=zengine", "name=ok", "--each", "depth=1", "--games", "2"]
+    done = subprocess.run([*args, "--out", str(out)], capture_output=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines() == [
+        "zengine match: error: --engine bad\\udced\\udca0\\udc80name: "
+        "name=bad\\udced\\udca0\\udc80name: must be UTF-8 text (it holds bytes that are not)"
+    ]
+    assert not out.exists()
+    # And so is any other text that goes into the records or to the engines.
+    for words in (
+        ["--event", "e\udcff"],
+        ["--rule", "quiet=\udcff"],
+        ["--each", "option.H=\udcff"],
+        ["--out", str(tmp_path / "x\udcff")],  # its name goes into the report
+    ):
+        line = refused([*TWO, *words], capsys)
+        assert "must be UTF-8 text" in line, line

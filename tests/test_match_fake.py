@@ -15,11 +15,11 @@ import sys
 import pytest
 from fake_match import DATA, EASY, FAKE, X_DEADLINES, children, fake, pair, run, running
 
-from zengine.engine.values import Termination
-from zengine.tools.config import parse_command_line
-from zengine.tools.match import run_match
-from zengine.tools.runner import ExitReason
-from zengine.tools.schedule import match_schedule
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.options import parse_command_line
+from zengine.tools.referee.runner import ExitReason
+from zengine.tools.referee.schedule import match_schedule
+from zengine.tools.referee.terminations import Termination
 
 
 @pytest.mark.parametrize(
@@ -364,8 +364,8 @@ def test_a_match_of_the_previous_version_resumes(tmp_path):
 #: scheduled game; configuration and game come in pickled, the report goes out pickled.
 WORKER = """
 import pickle, sys
-from zengine.tools.engine_process import EngineProcess
-from zengine.tools.play import EngineKeeper, play_scheduled_game
+from zengine.tools.referee.engine_client import EngineProcess
+from zengine.tools.referee.play import EngineKeeper, play_scheduled_game
 
 config, game = pickle.load(sys.stdin.buffer)
 

@@ -26,12 +26,15 @@ from fake_match import (
     pair,
     running,
     start_match,
+    unique,
     wait_for_games,
     wait_until_gone,
 )
 
-from zengine.tools.config import builtin_engine
-from zengine.tools.runner import ExitReason
+from zengine.tools.referee.config import builtin_engine
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.process_tree import all_procs
+from zengine.tools.referee.runner import ExitReason
 
 #: Some matches here stop before their first game: no games.jsonl is no games.
 run = partial(fake_match.run, missing_ok=True)
@@ -244,10 +247,23 @@ def test_an_error_instead_of_a_move_loses_quoted(tmp_path):
 
 
 def test_a_descendant_that_left_the_session_is_stopped_with_its_engine(tmp_path):
-    marker = f"setsid-child-{tmp_path.name}"
+    marker = unique("setsid-child")
     result, games, _ = run(
         tmp_path,
         *pair(fake("--setsid-child", marker)),
+        *("--games", "2", *EASY),
+    )
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+    assert running(marker) == []
+
+
+def test_a_child_that_left_session_and_environment_is_gone_when_the_match_ends(tmp_path):
+    # X's helper forks twice, calls setsid, clears its environment and ignores SIGTERM: no
+    # tag, no session and no parent tie lead to it, but the referee (a subreaper) adopted it.
+    marker = unique("detached")
+    result, games, _ = run(
+        tmp_path,
+        *pair(fake("--detached-child", marker)),
         *("--games", "2", *EASY),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
@@ -275,7 +291,7 @@ def referee(out: Path, *engines: str, games: int = 8) -> subprocess.Popen:
 
 def test_a_killed_referee_takes_its_engines_and_resume_stops_the_rest(tmp_path):
     out = tmp_path / "m"
-    marker = f"grandchild-{tmp_path.name}"
+    marker = unique("grandchild")
     engines = pair(
         fake("--ignore-eof", "--log", f"{out}.x", "--setsid-child", marker),
         fake("--ignore-eof", "--log", f"{out}.n"),
@@ -325,8 +341,8 @@ def test_a_second_signal_hurries_the_cleanup_and_the_summary_is_written(tmp_path
 def test_engine_errors_pickle():
     import pickle
 
-    from zengine.engine.values import Termination
-    from zengine.tools.engine_process import EngineError, SettingRejected
+    from zengine.tools.referee.engine_client import EngineError, SettingRejected
+    from zengine.tools.referee.terminations import Termination
 
     error = EngineError(Termination.DISCONNECT, "X", "disconnected (exit code 2)", "bad", True)
     again = pickle.loads(pickle.dumps(error))
@@ -342,32 +358,73 @@ def test_engine_errors_pickle():
     assert str(rejected) == "engine X rejected option.A=1: 'error e'"
 
 
+#: A tagged session leader whose grandchild stays in its session, clears its environment and
+#: is orphaned (its parent exits): found by its session only.
+ORPHAN_IN_SESSION = """
+import os, sys, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)"], {})
+    os._exit(0)
+os.wait()
+time.sleep(60)
+"""
+
+
 def test_the_ledger_stops_what_an_earlier_run_left_and_nothing_else(tmp_path):
-    from zengine.tools.process_tree import TAG_VARIABLE, ProcessLedger, boot_id, read_proc
+    from zengine.tools.referee.process_tree import TAG_VARIABLE, ProcessLedger, read_proc
 
     path = tmp_path / "engines.pids"
     ledger = ProcessLedger(path)
     assert ledger.sweep() == []
     sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
-    recorded = subprocess.Popen(sleeper)
-    ledger.started(recorded.pid)
     tagged = subprocess.Popen(sleeper, env={**os.environ, TAG_VARIABLE: ledger.new_tag()})
-    # A pid recorded with another start time names another process now: it is left alone.
-    stranger = subprocess.Popen(sleeper)
-    with open(path, "a") as handle:
-        handle.write(f"engine {stranger.pid} 1 {boot_id()}\n")
+    leader = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN_IN_SESSION],
+        env={**os.environ, TAG_VARIABLE: ledger.new_tag()},
+        start_new_session=True,
+    )
+    stranger = subprocess.Popen(sleeper)  # untagged, in our session: not the folder's
     try:
+        deadline = time.monotonic() + 60
+        while len(members := [p for p in all_procs() if p.session == leader.pid]) < 2:
+            assert time.monotonic() < deadline, "the orphan did not start"
+            time.sleep(0.02)
+        orphan = next(p.pid for p in members if p.pid != leader.pid)
         again = ProcessLedger(path)
         assert again.token == ledger.token
-        assert again.sweep() == sorted([recorded.pid, tagged.pid])
-        assert read_proc(recorded.pid) is None and read_proc(tagged.pid) is None
+        assert again.sweep() == sorted([tagged.pid, leader.pid, orphan])
+        assert read_proc(tagged.pid) is None and read_proc(leader.pid) is None
         assert stranger.poll() is None
-        assert path.read_text() == f"token {ledger.token}\n"  # a fresh record
+        assert path.read_text() == f"token {ledger.token}\n"
     finally:
-        for proc in (recorded, tagged, stranger):
+        for proc in (tagged, leader, stranger):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_a_forged_ledger_line_stops_nothing_on_resume(tmp_path):
+    """A line of engines.pids naming a process of someone else (its start time is public)
+    is no proof that the process belongs to the folder: a --resume leaves it running."""
+    from zengine.tools.referee.process_tree import read_proc
+
+    out = tmp_path / "m"
+    result, games, _ = run(tmp_path, *pair(fake()), *("--games", "2", *EASY))
+    assert result.reason is ExitReason.COMPLETED and len(games) == 2
+    victim = subprocess.Popen(["sleep", "600"])
+    try:
+        start = read_proc(victim.pid).start
+        with open(out / "engines.pids", "a") as handle:
+            boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+            handle.write(f"engine {victim.pid} {start} {boot}\n")
+        lines: list[str] = []
+        run_match(["--resume", str(out)], emit=lines.append, progress=False)
+        assert not [line for line in lines if "an earlier run in" in line]
+        assert victim.poll() is None
+    finally:
+        victim.kill()
+        victim.wait()
 
 
 # --- an engine's control characters ---------------------------------------------------------

@@ -28,13 +28,13 @@ from typing import Any
 import pytest
 from fake_match import FAKE, cli, fake, pair, running
 
-from zengine.tools import records, runner
-from zengine.tools.config import ConfigError
-from zengine.tools.match import run_match
-from zengine.tools.process_tree import all_procs, autogroups_on, read_proc
-from zengine.tools.records import append_line, read_games, write_atomic
-from zengine.tools.runner import ExitReason, FolderLock
-from zengine.tools.summary import count_games
+from zengine.tools.referee import records, runner
+from zengine.tools.referee.config import ConfigError
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.process_tree import all_procs, autogroups_on, read_proc
+from zengine.tools.referee.records import append_line, read_games, write_atomic
+from zengine.tools.referee.runner import ExitReason, FolderLock
+from zengine.tools.referee.summary import count_games
 
 #: Generous: each wait is for something a sound machine does in well under a second.
 DEADLINE = 60
@@ -151,7 +151,7 @@ def test_the_lock_goes_with_its_process(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from zengine.tools.runner import FolderLock;"
+            "import sys, time; from pathlib import Path; from zengine.tools.referee.runner import FolderLock;"
             "FolderLock(Path(sys.argv[1])); print('locked', flush=True); time.sleep(120)",
             str(folder),
         ],
@@ -572,7 +572,7 @@ def test_a_closed_pipe_ends_the_match_quietly(tmp_path: Path, shim: dict[str, st
 def test_ctrl_c_while_the_report_is_drawn_skips_it(tmp_path: Path, monkeypatch) -> None:
     """Drawing a long match's report takes a while: Ctrl-C then ends the command at once
     (it used to spin on for minutes, ignoring every signal), the summary already written."""
-    from zengine.tools import report
+    from zengine.tools.pictures import report
 
     def slow_report(out_dir: Path, boards: int = 0) -> Path:
         os.kill(os.getpid(), signal.SIGINT)

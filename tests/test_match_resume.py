@@ -20,7 +20,7 @@ from fake_match import (
     wait_until_gone,
 )
 
-from zengine.tools.records import read_games
+from zengine.tools.referee.records import read_games
 
 GAMES = 12
 
@@ -143,8 +143,9 @@ def test_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
         f"restore it (sha256 {config['openings']['sha256']}) or start a new match"
     ]
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "lock"} == before
-    # A config.json of an earlier version has no digest: no check, as before.
-    del config["openings"]["sha256"]
+    # A config.json of an earlier version has no digest (of the file, or of the settings):
+    # no check, as before.
+    del config["openings"]["sha256"], config["settings_sha256"]
     (out / "config.json").write_text(json.dumps(config))
     assert match_cli("--resume", str(out)).returncode == 0
 
@@ -175,3 +176,64 @@ def test_resume_from_another_directory_runs_relative_commands_from_the_start_one
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(read_games(str(start_dir / "m" / "games.jsonl"))) == 2
     assert json.loads((start_dir / "m" / "config.json").read_text())["start_dir"] == str(start_dir)
+
+
+def _interrupted(out: Path, games: int, kept: int) -> dict:
+    """A match of ``games`` games with only the first ``kept`` recorded (as after Ctrl-C);
+    its config.json."""
+    done = match_cli(
+        *pair(fake()), *EACH, "--games", str(games), "--maxplies", "20", "--seed", "3",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    (out / "games.jsonl").write_text("".join(lines[:kept]))
+    return json.loads((out / "config.json").read_text())
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "lock"}
+
+
+def test_resume_refuses_a_config_json_edited_since_the_games_were_played(tmp_path):
+    # 7 of 10 games played on zola: a resume after variant=zhadu (or another seed, other
+    # openings) played the rest under other settings, a pair split across both. Refused.
+    out = tmp_path / "m"
+    config = _interrupted(out, 10, 7)
+    for change in ({"variant": "zhadu"}, {"seed": 4}, {"games": 12}, {"maxplies": 30}):
+        (out / "config.json").write_text(json.dumps({**config, **change}))
+        before = _files(out)
+        refused = match_cli("--resume", str(out))
+        assert refused.returncode == 2 and refused.stdout == "", (change, refused.stdout)
+        assert refused.stderr.splitlines() == [
+            f"zengine match: error: --resume {out}: config.json changed since the match "
+            "started: its games were played with other settings (restore it, or start a "
+            "new match)"
+        ], change
+        assert _files(out) == before
+    # A folder of an earlier version keeps no digest of its settings: the records say which
+    # variant (and rules) its games were played on.
+    del config["settings_sha256"]
+    (out / "config.json").write_text(json.dumps({**config, "variant": "zhadu"}))
+    refused = match_cli("--resume", str(out))
+    assert refused.returncode == 2 and refused.stderr.splitlines() == [
+        f"zengine match: error: {out}/games.jsonl: game id 0 was played on zola size 6; "
+        "config.json has zhadu links full quiet 100"
+    ]
+    # How the match is run may change: the concurrency, the engines' timeouts.
+    config["concurrency"] = 2
+    config["engines"][0]["timeout"]["move"] = 30.0
+    (out / "config.json").write_text(json.dumps(config))
+    done = match_cli("--resume", str(out))
+    assert done.returncode == 0, done.stderr
+    assert len(read_games(str(out / "games.jsonl"))) == 10
+
+
+def test_resume_reads_a_config_json_with_a_byte_order_mark(tmp_path):
+    out = tmp_path / "m"
+    _interrupted(out, 4, 2)
+    text = (out / "config.json").read_text()
+    (out / "config.json").write_text("\ufeff" + text)
+    done = match_cli("--resume", str(out))
+    assert done.returncode == 0, done.stderr
+    assert len(read_games(str(out / "games.jsonl"))) == 4

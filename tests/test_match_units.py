@@ -3,6 +3,8 @@ the clock, the go line, the schedule and openings, records, adjudication, exit r
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 import pickle
 import random
@@ -13,18 +15,12 @@ from pathlib import Path
 import pytest
 from sample_records import sample_record
 
-from zengine.engine.values import (
-    GoLimits,
-    Outcome,
-    Result,
-    Termination,
-    format_go,
-    parse_go,
-)
+from zengine.engine.values import GoLimits, Result, format_go, parse_go
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools import config as c
-from zengine.tools.clock import Clock, go_limits
-from zengine.tools.config import (
+from zengine.tools.referee import config as c
+from zengine.tools.referee import options
+from zengine.tools.referee.clock import Clock, go_limits
+from zengine.tools.referee.config import (
     ConfigError,
     DrawRule,
     EngineLimits,
@@ -35,9 +31,11 @@ from zengine.tools.config import (
     SprtConfig,
     TimeControl,
     Tournament,
-    parse_command_line,
 )
-from zengine.tools.records import (
+from zengine.tools.referee.datajson import Codec, ShapeError, from_json, json_field, to_json
+from zengine.tools.referee.game import adjudicate
+from zengine.tools.referee.options import parse_command_line
+from zengine.tools.referee.records import (
     GameRecord,
     RecordError,
     RecordsError,
@@ -45,9 +43,8 @@ from zengine.tools.records import (
     reason_text,
     rewrite_games,
 )
-from zengine.tools.referee import adjudicate
-from zengine.tools.runner import ExitReason
-from zengine.tools.schedule import (
+from zengine.tools.referee.runner import ExitReason
+from zengine.tools.referee.schedule import (
     Opening,
     match_schedule,
     openings_for,
@@ -56,6 +53,7 @@ from zengine.tools.schedule import (
     read_openings,
     schedule,
 )
+from zengine.tools.referee.terminations import Ending, Termination
 
 DATA = Path(__file__).parent / "data"
 DOCS = Path(__file__).parent.parent / "docs"
@@ -87,7 +85,6 @@ def test_tc_parse_and_text(text, base, inc, moves):
         "10+",
         "+1",
         "1:75",
-        "0/10",
         "0",
         "10+x",
         "1:2:3",
@@ -276,9 +273,9 @@ def test_a_name_given_twice_is_refused(args):
 def test_command_line_demo_defaults():
     cfg = parse_command_line([])
     assert len(cfg.engines) == 2 and cfg.variant == variant_names()[0]
-    assert cfg.games == c.DEMO_GAMES
+    assert cfg.games == options.DEMO_GAMES
     assert cfg.engines[0].name != cfg.engines[1].name
-    assert all(e.limits.tc == TimeControl.parse(c.DEMO_LIMITS["tc"]) for e in cfg.engines)
+    assert all(e.limits.tc == TimeControl.parse(options.DEMO_LIMITS["tc"]) for e in cfg.engines)
     assert isinstance(cfg.seed, int)
     assert parse_command_line(["--seed", "0"]).seed == 0
 
@@ -404,7 +401,7 @@ def test_config_json_of_the_previous_version_reads():
     [
         ({"sprt": {"elo0": 0, "elo1": 5, "alpha": 0.7, "beta": 0.5}}, "alpha \\+ beta"),
         ({"games": "2"}, "whole number"),
-        ({"engines": "x"}, "list of engines"),
+        ({"engines": "x"}, "'engines' is not a list of objects"),
         ({"variant": "chess"}, "unknown game"),
         ({"timeout": {"start": -1}}, "timeout start=-1.0: must be a finite number of seconds"),
         ({"openings": {"kind": "lottery"}}, "openings kind"),
@@ -498,8 +495,8 @@ def test_openings_file_plies_cuts_each_line(tmp_path):
     ]
     # Without plies= (and in a config.json of an earlier version) the lines are whole.
     whole = replace(cfg.openings, file_plies=None)
-    assert "plies" not in whole.to_json()
-    assert OpeningsConfig.from_json(whole.to_json()) == whole
+    assert "plies" not in to_json(whole)
+    assert from_json(OpeningsConfig, to_json(whole), "openings") == whole
     assert openings_for(rules, whole, 1, 1) == [Opening(None, ("b4xb3", "f5xf4", "a5xb5"))]
 
 
@@ -603,10 +600,10 @@ def test_read_games_refuses_a_complete_line_that_is_no_record(tmp_path):
 
 def test_reason_sentences():
     names = ("X", "Y")
-    assert reason_text(Outcome(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
+    assert reason_text(Ending(Result.DRAW, Termination.RULES, "repetition"), names) == "repetition"
     assert (
         reason_text(
-            Outcome(
+            Ending(
                 Result.P2_WIN, Termination.TIME_FORFEIT, "lost on time: 9 ms used, 5 ms allowed"
             ),
             names,
@@ -614,10 +611,10 @@ def test_reason_sentences():
         == "X lost on time: 9 ms used, 5 ms allowed"
     )
     assert (
-        reason_text(Outcome(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
+        reason_text(Ending(Result.P1_WIN, Termination.ADJUDICATION, "resigns: score"), names)
         == "Y resigns: score"
     )
-    draw = Outcome(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
+    draw = Ending(Result.DRAW, Termination.MAX_PLIES, "draw: 8 plies played, the limit")
     assert reason_text(draw, names) == "draw: 8 plies played, the limit"
 
 
@@ -649,3 +646,68 @@ def test_exit_reasons_are_documented():
     for reason in ExitReason:
         assert re.search(rf"\b{reason.code}\b", section), reason
     assert {r.code for r in ExitReason} == {0, 1, 2, 3, 4, 130}
+
+
+# --- datajson: dataclasses to JSON and back from their fields ----------------------------------
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner:
+    a: int = 1
+    b: float = dataclasses.field(default=0.5, metadata=json_field("bee", required=True))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outer:
+    name: str
+    colour: _Colour = _Colour.RED
+    shade: int = dataclasses.field(
+        default=0, metadata=json_field(when=lambda v: v["colour"] is _Colour.BLUE)
+    )
+    note: str | None = dataclasses.field(default=None, metadata=json_field(omit_none=True))
+    inner: _Inner = dataclasses.field(default=_Inner(), metadata=json_field(flatten=True))
+    items: tuple[str, ...] = ()
+    tc: TimeControl = dataclasses.field(
+        default=TimeControl(1000),
+        metadata=json_field(codec=Codec(TimeControl.text, TimeControl.parse, str)),
+    )
+
+
+def test_datajson_writes_and_reads_by_the_fields_metadata():
+    blue = _Outer("x", _Colour.BLUE, 3, "n", _Inner(2, 1.5), ("p", "q"), TimeControl(2000, 100))
+    data = to_json(blue)
+    assert data == {
+        "name": "x", "colour": "blue", "shade": 3, "note": "n", "a": 2, "bee": 1.5,
+        "items": ["p", "q"], "tc": "2+0.1",
+    }  # fmt: skip
+    assert from_json(_Outer, data, "thing") == blue
+    red = _Outer("y")  # shade does not apply, note is None: neither is written
+    assert to_json(red) == {
+        "name": "y",
+        "colour": "red",
+        "a": 1,
+        "bee": 0.5,
+        "items": [],
+        "tc": "1",
+    }
+    assert from_json(_Outer, to_json(red), "thing") == red
+    assert to_json(blue, keep=lambda f: f.name != "items").keys() == data.keys() - {"items"}
+    for bad, message in [
+        ([], "the thing is not a JSON object"),
+        ({"name": 1}, "thing: 'name' is not a string"),
+        (
+            {"name": "x", "colour": "green", "bee": 1},
+            'unknown colour "green" \\(one of: red, blue\\)',
+        ),
+        ({"name": "x", "items": ["p", 2], "bee": 1}, "thing: 'items' is not a list of strings"),
+        ({"name": "x", "bee": True}, "thing: 'bee' is not a number"),
+        ({"name": "x"}, "thing: 'bee' is not a number"),  # required though it has a default
+        ({"name": "x", "bee": 1, "zz\n": 1}, 'the thing has an unknown key "zz\\\\n"'),
+    ]:
+        with pytest.raises(ShapeError, match=message):
+            from_json(_Outer, bad, "thing")

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from zengine import DISTRIBUTION
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.config import builtin_engine
-from zengine.tools.match import run_match
-from zengine.tools.runner import ExitReason
+from zengine.tools.referee.config import builtin_engine
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.runner import ExitReason
 
 
 @pytest.mark.parametrize("variant", variant_names())
@@ -68,7 +69,7 @@ def test_builtin_engine_is_this_installation():
         timeout=60,
     )
     lines = done.stdout.splitlines()
-    assert f"id name zengine {importlib.metadata.version('zengine')}" in lines
+    assert f"id name zengine {importlib.metadata.version(DISTRIBUTION)}" in lines
     assert "uciok" in lines
     best = [line.split() for line in lines if line.startswith("bestmove")]
     assert len(best) == 1 and len(best[0]) == 2, done.stdout
@@ -82,7 +83,7 @@ def test_demonstration_match(tmp_path):
         [
             sys.executable,
             "-c",
-            "from zengine.protocol.cli import main; main()",
+            "from zengine.cli import main; main()",
             "match",
             "--out",
             str(tmp_path / "demo"),

@@ -7,6 +7,7 @@ packages, the collision that used to overwrite the referee's modules.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,10 @@ import pytest
 import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The report's page files, package data that every report.html inlines.
+PAGE_FILES = tuple(
+    f"zengine/tools/pictures/{name}" for name in ("report.css", "report.js", "viewer.html")
+)
 
 
 def _project_copy(dest: Path) -> Path:
@@ -79,14 +84,58 @@ def test_wheel_has_one_top_level_name(wheel: Path) -> None:
         "zengine/__main__.py",
         "zengine/py.typed",
         "zengine/engine/search.py",
-        "zengine/protocol/cli.py",
-        "zengine/tools/match.py",
+        "zengine/cli.py",
+        "zengine/tools/referee/match.py",
+        *PAGE_FILES,
     ):
         assert module in names
     assert not any(name.startswith("zengine/tests/") for name in names)
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Operating System :: POSIX" in metadata
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+
+def test_the_distribution_is_not_the_index_s_zengine(wheel: Path) -> None:
+    """The name ``zengine`` on the package index is an unrelated project (a BPMN workflow
+    framework): this one is published as another name, which the code asks its version of."""
+    from zengine import DISTRIBUTION
+
+    assert DISTRIBUTION != "zengine"
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode()
+    assert f"Name: {DISTRIBUTION}\n" in text
+    extras = (ROOT / "pyproject.toml").read_text()
+    assert f'"{DISTRIBUTION}[cluster]"' in extras  # the test extra brings this one's cluster
+
+
+#: ``pip install`` advice: the command and its first argument.
+INSTALL = re.compile(r"pip install (?:-[-\w]+ )*('[^']+'|[-\w.\[\]]+)")
+
+
+def test_every_install_advice_installs_this_project() -> None:
+    """README, docs, scripts and the command's error lines advise installs that bring this
+    project (``.`` from a clone, or its distribution name), never the index's ``zengine``."""
+    from zengine import DISTRIBUTION
+    from zengine.tools.referee import cluster
+
+    texts = {"cluster.INSTALL_HINT": cluster.INSTALL_HINT}
+    for name in ["README.md", *(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]:
+        texts[name] = (ROOT / name).read_text(encoding="utf-8")
+    for name in ["tools/referee/match.py", "tools/referee/cluster.py", "cli.py"]:
+        texts[name] = (ROOT / name).read_text(encoding="utf-8")
+    found = 0
+    for name, text in texts.items():
+        assert "zengine[" not in text, name
+        for target in INSTALL.findall(text):
+            found += 1
+            target = target.strip("'")
+            if target.startswith("-"):  # an option alone: "`pip install -e`"
+                continue
+            ok = target.startswith(".") or target.startswith(DISTRIBUTION)
+            ok = ok or target in ("mypy", "zengine-hexapawn")  # a tool; a plugin's own name
+            assert ok, f"{name}: pip install {target}"
+    assert found >= 4
 
 
 def _neighbour_wheel(tmp: Path) -> Path:
@@ -160,6 +209,23 @@ def test_installed_beside_generic_packages(wheel: Path, tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0 and "--ratinginterval" in done.stdout, done.stderr
+    # The report inlines its page files from the installed package (a match with no game yet
+    # shows no viewer, but its markup is read all the same).
+    folder = tmp_path / "match"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"engines": [{"name": "A"}, {"name": "B"}]}')
+    done = subprocess.run(
+        [env / "bin" / "zengine", "report", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    for name in PAGE_FILES[:2]:
+        text = (ROOT / name.removeprefix("zengine/")).read_text(encoding="utf-8")
+        assert text.removesuffix("\n") in page, name
     neighbour = subprocess.run(
         [python, "-c", "import engine, tools; print(engine.NEIGHBOUR)"],
         capture_output=True,

@@ -9,13 +9,14 @@ import time
 import pytest
 from test_protocol_helpers import Script
 
+from zengine import DISTRIBUTION
 from zengine.engine import facade
 from zengine.engine.game import legal_moves_text
 from zengine.engine.perft import divide
 from zengine.engine.search import MAX_DEPTH, Searcher, SearchInfo
 from zengine.engine.values import GoLimits, Info, parse_info
 from zengine.engine.variants import make_rules, variant_names
-from zengine.protocol.session import CODES
+from zengine.protocol.session import CODES, COMMANDS
 
 ZOLA_START = "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"
 ZOLA_WON = "6/6/6/6/6/r5 b"  # Blue has no checker left: Red has won
@@ -30,6 +31,7 @@ OPTION_LINES = [
     "option name Threads type spin default 1 min 1 max 1",
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Seed type spin default 0 min 0 max 2147483647",
+    "option name Ponder type check default false",
 ]
 
 
@@ -40,7 +42,7 @@ def script() -> Script:
 
 @pytest.mark.parametrize("word,ok", [("uci", "uciok"), ("ugi", "ugiok"), ("UCI", "uciok")])
 def test_handshake_lists_exactly_the_options(script: Script, word: str, ok: str) -> None:
-    version = importlib.metadata.version("zengine")
+    version = importlib.metadata.version(DISTRIBUTION)
     reply = script.send(word)
     assert reply[0] == f"id name zengine {version}"
     assert reply[1].startswith("id author ") and len(reply[1]) > len("id author ")
@@ -132,7 +134,6 @@ ERRORS = [
     ([], "setoption name Seed value -1", "bad-value"),
     ([], "setoption name Zhadu Quiet value 100001", "bad-value"),
     ([], "setoption name UCI_Variant value chess", "bad-value"),
-    ([], "setoption name Ponder value true", "unknown-option"),
     ([], "position", "syntax"),
     ([], "position startpos extra", "syntax"),
     ([], "position fen", "syntax"),
@@ -167,7 +168,8 @@ ERRORS = [
     ([], "query fen now", "syntax"),
     ([], "query islegal", "syntax"),
     ([], "query islegal a1xa2 b2xb1", "syntax"),
-    ([], "go ponder", "syntax"),
+    ([], "go ponder ponder x", "syntax"),
+    ([], "setoption name Ponder value yes", "bad-value"),
     ([], "go mate 3", "syntax"),
     ([], "go depth", "syntax"),
     ([], "go depth x", "syntax"),
@@ -266,23 +268,24 @@ def test_each_error_is_one_line_and_changes_nothing(
     assert script.send("isready") == ["readyok"]
 
 
-#: Every command that takes no argument, and a case-changed spelling of some.
+#: Every command that takes no argument (from the command registry), and a case-changed
+#: spelling of some.
 NO_ARGUMENTS = [
-    "uci",
-    "ugi",
-    "isready",
-    "ucinewgame",
-    "uginewgame",
-    "legalmoves",
-    "stop",
-    "d",
-    "show",
-    "display",
-    "help",
-    "quit",
+    *(name for command in COMMANDS if not command.takes_arguments for name in command.names),
     "QUIT",
     "IsReady",
 ]
+
+
+def test_the_registry_lists_each_command_once_with_a_method_and_in_help(script: Script) -> None:
+    """The dispatch, the checks and ``help`` all come from ``COMMANDS``: every spelling is
+    unique, every command but ``quit`` runs a method of the session, and help names each."""
+    names = [name for command in COMMANDS for name in command.names]
+    assert len(names) == len(set(names)) and "quit" in names and "go" in names
+    help_text = "\n".join(script.send("help"))
+    for command in COMMANDS:
+        assert command.method is None or callable(getattr(script.session, command.method))
+        assert all(name in help_text for name in command.names)
 
 
 @pytest.mark.parametrize("word", NO_ARGUMENTS)
@@ -359,7 +362,7 @@ def test_a_failed_position_leaves_no_position(script: Script, failing: str) -> N
     ) == [
         "no position",
         "response true",
-        "response none",
+        "response draw",
         "response true",
         NO_POSITION,
         NO_POSITION,
@@ -443,7 +446,7 @@ def test_a_runner_that_ignores_errors_stops_at_once(script: Script) -> None:
         reply = script.search("go depth 1")
         moves.append(reply[-1].split()[1])
     assert rounds == 1
-    assert script.send("query result") == ["response none"]
+    assert script.send("query result") == ["response draw"]
 
 
 def test_move_is_all_or_none(script: Script) -> None:

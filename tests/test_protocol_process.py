@@ -340,7 +340,7 @@ def test_no_position_through_the_command() -> None:
     for line, reply in [
         ("d", "no position"),
         ("query gameover", "response true"),
-        ("query result", "response none"),
+        ("query result", "response draw"),
         ("query p1turn", "response true"),
         ("query fen", "error bad-position no position"),
         ("legalmoves", "error bad-position no position"),
@@ -382,7 +382,33 @@ def test_cutegames_loop_ends_when_the_position_fails() -> None:
         moves.append(best)
     assert rounds == 1
     child.sendline("query result")
-    assert read_line(child) == "response none"
+    assert read_line(child) == "response draw"
+    assert finish(child) == 0
+
+
+def test_a_runner_that_asks_only_for_the_result_ends_when_the_position_fails() -> None:
+    """The loop of a runner that ends a game only once ``query result`` is not ``none``, and
+    plays whatever ``go`` answers, ``(none)`` included (one such played it 14,000 times). The
+    Zhadu opening is sent to an engine left at Zola: the first answer ends the game."""
+    child = spawn()
+    child.sendline("ugi")
+    child.expect_exact("ugiok\n")
+    moves = ["1@a0", "4@h3", "2@a1"]
+    rounds = 0
+    while rounds < 20:
+        rounds += 1
+        child.sendline("uginewgame")
+        child.sendline("position startpos moves " + " ".join(moves))
+        child.sendline("query result")
+        replies = [read_line(child)]
+        while not replies[-1].startswith("response "):
+            replies.append(read_line(child))  # the error line the runner does not read
+        if replies[-1] != "response none":
+            break
+        child.sendline("go p1time 1000 p2time 1000")
+        _, best = read_search(child)
+        moves.append(best)
+    assert rounds == 1 and replies[-1] == "response draw"
     assert finish(child) == 0
 
 

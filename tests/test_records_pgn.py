@@ -19,14 +19,17 @@ import pytest
 from sample_records import sample_record
 
 from zengine.engine.values import Result, Score
-from zengine.tools.config import EngineLimits
-from zengine.tools.match import run_match
-from zengine.tools.records import (
+from zengine.tools.referee.config import EngineLimits
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.records import (
     PGN_WIDTH,
+    RecordsError,
     limit_tags,
     move_comment,
     pgn_tags,
     pgn_text,
+    read_games,
+    read_record_objects,
 )
 
 FAKE = Path(__file__).parent / "fake_engines" / "fake_engine.py"
@@ -210,6 +213,63 @@ def test_movetext_lines_fit_and_never_start_with_an_escape():
     assert not any(line.startswith(("%", "[")) for line in movetext)
     body = " ".join(movetext)
     assert body.count("{") == body.count("}") == len(moves) + 2  # book, moves, the reason
+
+
+# --- reading records back -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"p1": "\ud800"},
+        {"reason": "lost \udfff on time"},
+        {"date": "bad\udced\udca0\udc80name"},  # a name's invalid UTF-8, as Python's argv holds it
+        {"opening_moves": ["a1\udc80"]},
+        {"\udcff": 1},
+    ],
+    ids=["p1", "reason", "escaped-bytes", "in-a-list", "in-a-key"],
+)
+def test_a_record_holding_a_lone_surrogate_is_damaged(tmp_path, change):
+    """A lone surrogate is valid JSON (``"\\ud800"``) but no text: a file, page or terminal
+    cannot hold it. The record is damaged, refused in the line's one-line error."""
+    good = json.dumps(sample_record(id=0).to_json())
+    bad = json.dumps({**sample_record(id=1).to_json(), **change})
+    path = tmp_path / "games.jsonl"
+    path.write_text(f"{good}\n{bad}\n", encoding="ascii")  # json.dumps escapes the surrogate
+    message = f"{path}:2: not a game record (a lone surrogate, not Unicode text)"
+    with pytest.raises(RecordsError) as error:
+        read_games(str(path))
+    assert str(error.value) == message
+    read = read_record_objects(str(path))  # the report's reading: the line is counted damaged
+    assert [o["id"] for o in read.objects] == [0] and (read.damaged, read.repeated) == (1, 0)
+    path.write_text(f"{good}\n{bad}", encoding="ascii")  # a last line cut short: skipped
+    assert [g.id for g in read_games(str(path))] == [0]
+
+
+def test_a_line_of_invalid_utf8_is_damaged(tmp_path):
+    good = json.dumps(sample_record(id=0).to_json()).encode()
+    bad = (
+        json.dumps(sample_record(id=1, p1="b-d").to_json())
+        .encode()
+        .replace(b"b-d", b"b\xed\xa0\x80d")
+    )
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(bad + b"\n" + good + b"\n")
+    with pytest.raises(RecordsError, match=r":1: not a game record \(not UTF-8 text\)$"):
+        read_games(str(path))
+    read = read_record_objects(str(path))
+    assert [o["id"] for o in read.objects] == [0] and read.damaged == 1
+
+
+def test_escaped_pairs_and_backslashes_are_text(tmp_path):
+    """What looks like a surrogate escape but is none: a pair (one character) and an escaped
+    backslash followed by ``ud800``."""
+    path = tmp_path / "games.jsonl"
+    record = sample_record(p1="\U0001f600", reason="\\ud800 \\uDFFF")
+    path.write_text(json.dumps(record.to_json()) + "\n", encoding="ascii")
+    assert "\\ud83d\\ude00" in path.read_text()
+    assert read_games(str(path)) == [record]
+    assert read_record_objects(str(path)).objects == [record.to_json()]
 
 
 # --- a real match ---------------------------------------------------------------------------------

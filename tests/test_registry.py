@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from zengine.engine import variants
 from zengine.engine.game import BadRuleValueError, Rule, UnknownGameError, UnknownRuleError
-from zengine.engine.perft import perft, perft_command
+from zengine.engine.perft import perft
 from zengine.engine.variants import (
     PluginError,
     default_variant,
@@ -25,6 +25,7 @@ from zengine.engine.variants import (
     variant_names,
 )
 from zengine.engine.zola import ZolaRules
+from zengine.tools.engine_commands import perft_command
 
 BUILT_IN = ["zola", "zola-8", "zola-10", "zhadu", "zhadu-star"]
 

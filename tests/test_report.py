@@ -21,20 +21,18 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from test_svg import READERS
 
+from zengine.cli import main
 from zengine.engine.game import State
 from zengine.engine.variants import make_rules
-from zengine.protocol.cli import main
-from zengine.tools import report
-from zengine.tools.report import (
-    EloTally,
-    LineTable,
+from zengine.tools.pictures import report
+from zengine.tools.pictures.boards import LineTable
+from zengine.tools.pictures.report import (
     ReportError,
     load_match,
     render,
@@ -238,14 +236,16 @@ def test_standings_equal_the_referees_summary(request, which):
     ours = {s.name: s for s in standings(load_match(directory))}
     for engine in summary["engines"]:
         line = ours[engine["name"]]
-        assert (line.wins, line.draws, line.losses, line.points) == (
+        assert (line.wdl.wins, line.wdl.draws, line.wdl.losses, line.wdl.points) == (
             engine["wins"],
             engine["draws"],
             engine["losses"],
             engine["points"],
         )
-        for side, key in enumerate(("as_p1", "as_p2")):
-            assert line.sides[side] == [engine[key][k] for k in ("wins", "draws", "losses")]
+        for wdl, key in ((line.as_p1, "as_p1"), (line.as_p2, "as_p2")):
+            assert [wdl.wins, wdl.draws, wdl.losses] == [
+                engine[key][k] for k in ("wins", "draws", "losses")
+            ]
     if len(summary["engines"]) == 2:  # one encounter: the Elo of its pairs is the engine's Elo
         (encounter,) = summary["encounters"]
         first = ours[summary["engines"][0]["name"]].elo
@@ -261,24 +261,20 @@ def test_standings_equal_the_referees_summary(request, which):
                 assert ours_value == pytest.approx(theirs, abs=1e-6)
 
 
-def test_elo_tally_counts_the_pairs_of_the_records():
-    from zengine.tools import stats
-
-    rng = random.Random(5)
-    for _ in range(100):
-        tally = EloTally()
-        pairs = []
-        for index in range(rng.randrange(0, 12)):
-            first, second = rng.choice((0.0, 0.5, 1.0)), rng.choice((0.0, 0.5, 1.0))
-            pairs.append((first, second))
-            for order, score in enumerate((first, second)):
-                names = ("A", "B") if order == 0 else ("B", "A")
-                tally.add(SimpleNamespace(pair=(1, index), p1=names[0], p2=names[1]), score)
-        assert tally.penta == stats.pentanomial(pairs)
-        assert tally.estimate() == stats.elo_estimate(stats.pentanomial(pairs))
-    lone = EloTally()
-    lone.add(SimpleNamespace(pair=None, p1="A", p2="B"), 1.0)
-    assert lone.penta == [0, 0, 0, 0, 1]
+def test_a_game_of_an_engine_against_itself_is_a_win_and_a_loss(zola_match, tmp_path):
+    """A damaged record naming one engine twice: its points are half its games (once it
+    scored the game twice, as p1 and as p2)."""
+    directory = copy_match(zola_match, tmp_path)
+    games = records(directory)
+    same = {**games[0], "id": 100, "p2": games[0]["p1"], "result": "1-0"}
+    with open(directory / "games.jsonl", "a") as handle:
+        handle.write(json.dumps(same) + "\n")
+    before = {s.name: s for s in standings(load_match(copy_match(zola_match, tmp_path / "b")))}
+    after = {s.name: s for s in standings(load_match(directory))}
+    name = same["p1"]
+    assert after[name].as_p1.wins == before[name].as_p1.wins + 1
+    assert after[name].as_p2.losses == before[name].as_p2.losses + 1
+    assert after[name].wdl.points == before[name].wdl.points + 1
 
 
 def test_the_score_chart_has_a_point_after_each_game_of_each_engine(tournament):
@@ -369,7 +365,7 @@ def test_damaged_records_are_shown_with_notes(zola_match, tmp_path):
     assert "5 lines of games.jsonl could not be read" in text
     assert "1 repeated game id left out" in text
     # the record without a result is left out of the standings, the others count
-    played = sum(s.games for s in standings(load_match(directory))) // 2
+    played = sum(s.wdl.games for s in standings(load_match(directory))) // 2
     assert played == len(games) + 2
 
 
@@ -461,6 +457,114 @@ def test_the_command_notes_damage_on_stderr(zola_match, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == "note: 1 line of games.jsonl could not be read\n"
     assert done.stdout.startswith(str(directory / "report.html"))
+
+
+def zengine(*args: str | bytes) -> subprocess.CompletedProcess[str]:
+    """The real command line, in a process of its own."""
+    command = [sys.executable, "-m", "zengine", *args]
+    return subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=300)
+
+
+def write_lines(path: Path, lines: list[bytes]) -> None:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+@pytest.mark.parametrize("damage", ["lone-surrogate", "invalid-utf8"])
+def test_undecodable_text_in_a_record_is_a_damaged_line(zola_match, tmp_path, damage):
+    """issue 36: a games.jsonl holding ``"\\ud800"`` (valid JSON, no text) made the page
+    unwritable (UnicodeEncodeError, exit 1); invalid UTF-8 was read with its bytes replaced."""
+    directory = copy_match(zola_match, tmp_path)
+    games = records(directory)
+    lines = [json.dumps(g).encode() for g in games]
+    if damage == "lone-surrogate":
+        lines[1] = json.dumps({**games[1], "p1": "\ud800"}).encode()
+    else:
+        lines[1] = lines[1].replace(b'"p1": "', b'"p1": "\xed\xa0\x80')
+    write_lines(directory / "games.jsonl", lines)
+    done = zengine("report", str(directory))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "note: 1 line of games.jsonl could not be read\n"
+    assert done.stdout.startswith(str(directory / "report.html"))
+    page = Page((directory / "report.html").read_text(encoding="utf-8"))
+    assert [g["id"] for g in page.data["games"]] == [g["id"] for g in games if g is not games[1]]
+
+
+def test_a_folder_of_an_engine_named_in_invalid_utf8_gets_a_page_and_no_resume(
+    zola_match, tmp_path
+):
+    """issue 36's folder: an engine's name of invalid UTF-8 bytes, as Python's argv holds them
+    (surrogate escapes), in config.json and in every record."""
+    directory = copy_match(zola_match, tmp_path)
+    name = games_name = records(directory)[0]["p1"]
+    bad = "bad\udced\udca0\udc80name"
+    for file in ("config.json", "games.jsonl"):
+        text = (directory / file).read_text(encoding="utf-8")
+        (directory / file).write_text(text.replace(f'"{games_name}"', json.dumps(bad)))
+    assert json.dumps(bad) in (directory / "config.json").read_text()
+    done = zengine("report", str(directory))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "note: config.json is unreadable (a lone surrogate, not Unicode text)",
+        f"note: {len(records(directory))} lines of games.jsonl could not be read",
+    ]
+    text = (directory / "report.html").read_text(encoding="utf-8")
+    assert name not in text
+    resumed = zengine("match", "--resume", str(directory))
+    assert resumed.returncode == 2, resumed.stdout + resumed.stderr
+    assert resumed.stderr.startswith("zengine match: error: ") and resumed.stderr.count("\n") == 1
+
+
+def test_a_resume_refuses_a_record_holding_a_lone_surrogate(zola_match, tmp_path):
+    """Before, --resume of such a folder played on and crashed writing its report (exit 1)."""
+    directory = copy_match(zola_match, tmp_path)
+    games = records(directory)
+    lines = [
+        json.dumps({**g, "date": "2026.\ud800"} if i == 0 else g).encode()
+        for i, g in enumerate(games)
+    ]
+    write_lines(directory / "games.jsonl", lines)
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    del before["lock"]  # a resume takes the folder's lock first, writing its pid there
+    done = zengine("match", "--resume", str(directory))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == (
+        f"zengine match: error: {directory / 'games.jsonl'}:1: not a game record "
+        "(a lone surrogate, not Unicode text)\n"
+    )
+    after = {p.name: p.read_bytes() for p in directory.iterdir() if p.name != "lock"}
+    assert after == before  # nothing changed
+
+
+def test_a_folder_named_in_invalid_utf8_gets_its_page(zola_match, tmp_path):
+    """The page's footer names the folder: bytes that are no UTF-8 are shown as U+FFFD (the
+    page could not be written before)."""
+    directory = tmp_path / "m\udcff"  # the name b"m\xff", as Python holds it
+    shutil.copytree(copy_match(zola_match, tmp_path), directory)
+    done = zengine("report", os.fsencode(directory))
+    assert done.returncode == 0, done.stderr
+    text = (directory / "report.html").read_text(encoding="utf-8")
+    assert "from <code>m\ufffd</code>" in text
+
+
+def test_a_fifo_in_place_of_config_json_is_refused_not_waited_on(zola_match, tmp_path):
+    """The report reads the folder's files as --resume does: a FIFO (which the report's own
+    reader used to wait on for ever) is a file that cannot be used, said in a note."""
+    directory = copy_match(zola_match, tmp_path)
+    (directory / "config.json").unlink()
+    os.mkfifo(directory / "config.json")
+    done = zengine("report", str(directory))
+    assert done.returncode == 0, done.stderr
+    config = directory / "config.json"
+    assert done.stderr == f"note: config.json is unreadable ({config}: not a regular file)\n"
+
+
+def test_the_page_is_written_whatever_text_reaches_it(zola_match, tmp_path):
+    """The last guard: a lone surrogate that got past the readers (here put in by hand) is
+    written as '?', not a page left unwritten."""
+    match = load_match(copy_match(zola_match, tmp_path))
+    match.games[0].opening = "x\ud800y"
+    path = report.save(match)
+    assert '"opening":"x?y"' in path.read_text(encoding="utf-8")
 
 
 def test_a_bad_command_line_is_exit_2():

@@ -244,7 +244,7 @@ def test_baseline_first_installs_at_once(tmp_path: Path) -> None:
             "TC=0/5: must be [moves/]base[+inc] in seconds, base maybe m:ss (e.g. 5+0.05, 1:30+1)",
         ),
         ({"CONCURRENCY": "0"}, "zola", "CONCURRENCY=0: must be a number of games from 1 to 64"),
-        # The referee's limit (tools/config.py, MAX_CONCURRENCY).
+        # The referee's limit (tools/referee/config.py, MAX_CONCURRENCY).
         ({"CONCURRENCY": "65"}, "zola", "CONCURRENCY=65: must be a number of games from 1 to 64"),
     ],
 )
@@ -285,7 +285,7 @@ def _make_openings_env(**extra: str) -> dict[str, str]:
         (
             {},
             "zolaa",
-            "python -m zengine.tools.openings: error: invalid value for --variant: unknown game"
+            "python -m zengine.tools.dev.openings: error: invalid value for --variant: unknown game"
             " 'zolaa' (known: zola, zola-8, zola-10, zhadu, zhadu-star)",
         ),
         (
@@ -344,7 +344,7 @@ def test_make_openings_ctrl_c() -> None:
             script.wait()
         leftover = part.exists()
         part.unlink(missing_ok=True)
-    assert (script.returncode, err) == (130, "python -m zengine.tools.openings: interrupted\n")
+    assert (script.returncode, err) == (130, "python -m zengine.tools.dev.openings: interrupted\n")
     assert not leftover
     assert (ROOT / "openings" / "zola.txt").read_bytes() == before
 
@@ -391,7 +391,16 @@ def test_compare_builds_refuses_a_name_given_twice(tmp_path: Path) -> None:
 
 
 def test_strength_vs_baseline_caps_concurrency_as_the_referee() -> None:
-    from zengine.tools.config import MAX_CONCURRENCY
+    from zengine.tools.referee.config import MAX_CONCURRENCY
 
     script = (ROOT / "scripts" / "strength-vs-baseline").read_text()
     assert f"$concurrency -le {MAX_CONCURRENCY} ]]" in script
+
+
+def test_compare_builds_refuses_a_limit_folder_without_the_program(tmp_path: Path) -> None:
+    done = _compare_builds("--limit", str(tmp_path), f"a={sys.executable}")
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"compare_builds.py: error: --limit: no program {tmp_path}/zola_perft "
+        f"(make it with make -C {tmp_path})\n"
+    )

@@ -571,7 +571,7 @@ def test_unbounded_search_needs_a_stop_event() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["zola", "zhadu"])
 def test_strength_against_random_and_greedy(variant: str) -> None:
-    from zengine.tools.strength import Player, run_pairing
+    from zengine.tools.dev.strength import Player, run_pairing
 
     engine = Player("engine-depth", 2)
     for opponent in ("random", "greedy"):

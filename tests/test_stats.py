@@ -1,11 +1,11 @@
-"""tools/stats.py against values computed by hand (the arithmetic is written out below)."""
+"""tools/referee/stats.py against values computed by hand (the arithmetic is written out below)."""
 
 import math
 
 import pytest
 
 from zengine.engine.values import Result
-from zengine.tools import stats
+from zengine.tools.referee import stats
 
 
 def test_elo_of_scores():
@@ -145,3 +145,31 @@ def test_sprt_bounds_and_verdicts():
     assert stats.sprt([200, 20, 10, 0, 0], 0, 10, 0.05, 0.05).verdict == "H0"
     # Zero cells are regularised (1e-3), so an all-draw sample still gives a finite LLR.
     assert math.isfinite(stats.sprt_llr([0, 0, 30, 0, 0], 0, 10))
+    # The verdict at an LLR is the one stats.sprt gives for the counts of that LLR.
+    for counts in ([0, 0, 10, 20, 200], [200, 20, 10, 0, 0], [3, 1, 4, 1, 5]):
+        llr = stats.sprt_llr(counts, 0, 10)
+        assert stats.sprt_state(llr, 0.05, 0.05) == stats.sprt(counts, 0, 10, 0.05, 0.05)
+    assert stats.sprt_state(upper, 0.05, 0.05).verdict == "H1"
+    assert stats.sprt_state(lower, 0.05, 0.05).verdict == "H0"
+    assert stats.sprt_state(upper - 1e-9, 0.05, 0.05).verdict is None
+
+
+@pytest.mark.parametrize(
+    "value, options, text",
+    [
+        # cutechess's Elo line: one decimal, a sign only when negative, never -0.0
+        (31.44, {}, "31.4"),
+        (-5.0, {}, "-5.0"),
+        (-0.04, {}, "0.0"),
+        (math.inf, {}, "inf"),
+        (-math.inf, {}, "-inf"),
+        # the report's page: whole, always signed, a true minus sign
+        (70.4, {"decimals": 0, "signed": True}, "+70"),
+        (-0.4, {"decimals": 0, "signed": True}, "+0"),
+        (-29.5, {"decimals": 0, "signed": True, "minus": "\u2212"}, "\u221230"),
+        (math.inf, {"decimals": 0, "signed": True}, "+inf"),
+        (-math.inf, {"decimals": 0, "signed": True, "minus": "\u2212"}, "\u2212inf"),
+    ],
+)
+def test_format_elo(value, options, text):
+    assert stats.format_elo(value, **options) == text

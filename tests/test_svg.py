@@ -20,9 +20,9 @@ import naive_zola
 import pytest
 from click.testing import CliRunner
 
+from zengine.cli import main
 from zengine.engine.game import IllegalMoveError, InvalidMoveError, State
 from zengine.engine.variants import make_rules, variant_names
-from zengine.protocol.cli import main
 
 VARIANTS = variant_names()
 SVG = "{http://www.w3.org/2000/svg}"

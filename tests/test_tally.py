@@ -1,7 +1,7 @@
 """The running match counters against the statistics computed from scratch over every record.
 
 The oracle below recomputes everything from the list of records, the way the referee did
-before it kept counters: it shares only the arithmetic of tools/stats.py (tested by hand in
+before it kept counters: it shares only the arithmetic of tools/referee/stats.py (tested by hand in
 test_stats.py) with the code under test, not the counting.
 """
 
@@ -13,12 +13,14 @@ from collections import Counter
 
 import pytest
 
-from zengine.engine.values import Result, Termination
-from zengine.tools import stats
-from zengine.tools.config import MatchConfig, SprtConfig, parse_command_line
-from zengine.tools.records import GameRecord
-from zengine.tools.summary import count_games, summary
-from zengine.tools.tally import MatchTally
+from zengine.engine.values import Result
+from zengine.tools.referee import stats
+from zengine.tools.referee.config import MatchConfig, SprtConfig
+from zengine.tools.referee.options import parse_command_line
+from zengine.tools.referee.records import GameRecord
+from zengine.tools.referee.summary import count_games, summary
+from zengine.tools.referee.tally import MatchTally
+from zengine.tools.referee.terminations import Termination
 
 NAMES = ("A", "B", "C")
 
@@ -120,6 +122,27 @@ def test_running_counters_equal_the_statistics_from_scratch(seed):
         assert math.isclose(
             tally.overhead_ms_sum, sum(r.overhead_ms * r.overhead_moves for r in seen)
         )
+
+
+def test_scores_of_games_with_and_without_pairs():
+    """add_score (the report's way in, for records of any origin): paired games wait for their
+    twin; a game of no pair counts as a pair of two such games."""
+    rng = random.Random(5)
+    for _ in range(100):
+        tally = MatchTally(2)
+        pairs = []
+        for index in range(rng.randrange(0, 12)):
+            first, second = rng.choice((0.0, 0.5, 1.0)), rng.choice((0.0, 0.5, 1.0))
+            pairs.append((first, second))
+            tally.add_score(0, 1, first, (1, index))
+            tally.add_score(1, 0, 1.0 - second, (1, index))
+        lone = rng.choice((0.0, 0.5, 1.0))
+        tally.add_score(1, 0, lone, None)
+        pairs.append((1.0 - lone, 1.0 - lone))
+        assert tally.pentanomial_of(0) == stats.pentanomial(pairs)
+        assert tally.pentanomial_of(1) == stats.pentanomial(pairs)[::-1]
+        wdl = stats.wdl_of_scores([s for pair in pairs[:-1] for s in pair] + [1.0 - lone])
+        assert tally.wdl(0) == wdl and tally.games == 2 * len(pairs) - 1
 
 
 def test_summary_of_the_counters():

@@ -237,3 +237,43 @@ def test_match_between_two_zengines(tmp_path: Path, plugin_env: dict[str, str]) 
             state.play(state.parse_move(text))  # every move was legal
         outcome = state.outcome()
         assert outcome is not None and game["result"] == outcome.result.pgn
+
+
+def test_the_tuner_refuses_a_game_without_weights_in_one_line(tmp_path: Path) -> None:
+    """The tuner asks the game for its weights (``Rules.tuning``); Hexapawn offers none, so
+    it is refused by name, never treated as another game."""
+    from click.testing import CliRunner
+
+    from zengine.tools.dev.tune import tune_command
+
+    out = tmp_path / "hexapawn.data"
+    for args in (
+        ["play", "--variant", "hexapawn", "--games", "1", "--out", str(out)],
+        ["fit", "--variant", "hexapawn", str(out)],
+    ):
+        result = CliRunner().invoke(tune_command, args)
+        assert result.exit_code == 2, result.output
+        assert "the game 'hexapawn' offers no evaluation weights to tune" in result.output
+        assert not out.exists()
+
+
+def test_the_openings_builder_asks_the_game_for_its_settings() -> None:
+    """A game without opening settings needs all three given (no silent fallback to another
+    game's); given, it builds openings of that game."""
+    from click.testing import CliRunner
+
+    from zengine.tools.dev.openings import openings_command
+
+    refused = CliRunner().invoke(openings_command, ["--variant", "hexapawn", "--count", "2"])
+    assert refused.exit_code == 2
+    assert "the game 'hexapawn' has no opening settings for 'hexapawn'" in refused.output
+    args = ["--variant", "hexapawn", "--count", "2", "--moves", "1", "--depth", "1"]
+    built = CliRunner().invoke(openings_command, [*args, "--window", "10000"])
+    assert built.exit_code == 0, built.output
+    rules = make_rules("hexapawn")
+    lines = [line for line in built.output.splitlines() if not line.startswith("#")]
+    assert len(lines) == 2
+    for line in lines:
+        state = rules.start()
+        for text in line.split():
+            state.play(state.parse_move(text))

@@ -1,4 +1,4 @@
-"""The tuner's features (tools/tune.py): read off the evaluation itself, they must give back the
+"""The tuner's features (tools/dev/tune.py): read off the evaluation itself, they must give back the
 evaluation with the current weights (the linearity the fit rests on), and leave the module as
 it was."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from zengine.engine import zola_eval
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.tune import error, features, game_of, get_weights
+from zengine.tools.dev.tune import error, features, get_weights, tuning_of
 
 
 def positions(variant: str, count: int, seed: int) -> list:
@@ -32,12 +32,13 @@ def positions(variant: str, count: int, seed: int) -> list:
 
 @pytest.mark.parametrize("variant", variant_names())
 def test_features_times_the_weights_give_the_evaluation(variant: str) -> None:
-    module, weights = game_of(variant)
-    before = get_weights(module, weights)
+    tuning = tuning_of(variant)
+    module = tuning.module
+    before = get_weights(tuning)
     evaluate = make_rules(variant).evaluation()
     states = positions(variant, 80, seed=11)
-    rows = features(states, module, weights)
-    assert get_weights(module, weights) == before
+    rows = features(states, tuning)
+    assert get_weights(tuning) == before
     checked = 0
     for state, row in zip(states, rows, strict=True):
         if row is None:  # Zhadu: the mover captures a winning stone next (not linear)
@@ -54,12 +55,12 @@ def test_zola_features_alike_in_both_evaluation_forms(
 ) -> None:
     # The fit changes the weights and rebuilds the tables of both forms (the compiled build
     # evaluates in machine words, engine/zola_eval.py).
-    module, weights = game_of(variant)
+    tuning = tuning_of(variant)
     states = positions(variant, 40, seed=12)
     monkeypatch.setattr(zola_eval, "evaluate", zola_eval.evaluate_ints)
-    in_ints = features(states, module, weights)
+    in_ints = features(states, tuning)
     monkeypatch.setattr(zola_eval, "evaluate", zola_eval.evaluate_words)
-    assert features(states, module, weights) == in_ints
+    assert features(states, tuning) == in_ints
 
 
 def test_error_is_least_for_the_right_sign() -> None:
@@ -90,7 +91,7 @@ def test_error_is_least_for_the_right_sign() -> None:
 def test_bad_input_is_one_line(tmp_path, args: list[str], code: int, says: str) -> None:
     from click.testing import CliRunner
 
-    from zengine.tools.tune import tune_command
+    from zengine.tools.dev.tune import tune_command
 
     (tmp_path / "bad").write_text("garbage\n")
     (tmp_path / "zola").write_text("[[1, 2, 3, 4, 5, 6, 7], 1]\n")
@@ -129,9 +130,10 @@ def test_records_give_each_position_after_the_opening_with_its_result(tmp_path) 
     rules are left out."""
     from click.testing import CliRunner
 
-    from zengine.engine.values import Result, Termination
-    from zengine.tools.records import append_game
-    from zengine.tools.tune import record_states, tune_command
+    from zengine.engine.values import Result
+    from zengine.tools.dev.tune import record_states, tune_command
+    from zengine.tools.referee.records import append_game
+    from zengine.tools.referee.terminations import Termination
 
     folder = tmp_path / "match"
     folder.mkdir()
@@ -150,16 +152,16 @@ def test_records_give_each_position_after_the_opening_with_its_result(tmp_path) 
     rules = make_rules("zola")
     states = record_states(kept, rules)
     assert [s.side_to_move for s in states] == [1, 0, 1]  # after the opening's one move
-    module, weights = game_of("zola")
-    assert [row for row, _ in rows] == features(states, module, weights)
+    tuning = tuning_of("zola")
+    assert [row for row, _ in rows] == features(states, tuning)
     assert [label for _, label in rows] == [1.0, 0.0, 1.0]  # Blue won
 
 
 def test_records_of_a_game_that_does_not_replay_are_one_line(tmp_path) -> None:
     from click.testing import CliRunner
 
-    from zengine.tools.records import append_game
-    from zengine.tools.tune import tune_command
+    from zengine.tools.dev.tune import tune_command
+    from zengine.tools.referee.records import append_game
 
     jsonl = tmp_path / "games.jsonl"
     bad = legal_record(moves=legal_record().moves[:2] + ("a1-a2",))

@@ -11,16 +11,15 @@ from zengine.engine.values import (
     MAX_MS,
     GoLimits,
     Info,
-    Outcome,
     Result,
     Score,
-    Termination,
     TextError,
     format_go,
     parse_go,
     parse_info,
     parse_int,
 )
+from zengine.tools.referee.terminations import Ending, Termination
 
 EXAMPLE = GoLimits(
     depth=7,
@@ -55,7 +54,7 @@ def test_random_limits_round_trip() -> None:
         for f in fields(GoLimits):
             if rng.random() < 0.5:
                 continue
-            if f.name == "infinite":
+            if f.name in ("infinite", "ponder"):
                 values[f.name] = True
             elif f.name == "searchmoves":
                 values[f.name] = tuple(f"m{i}" for i in range(rng.randint(1, 3)))
@@ -86,7 +85,6 @@ def test_parse_go_spellings_and_clocks() -> None:
         ("movetime -1", "bad-value"),
         ("movetime ١٠٠", "syntax"),
         ("movetime １００", "syntax"),
-        ("ponder", "syntax"),
         ("mate 3", "syntax"),
         ("searchmoves", "syntax"),
         ("bogus 3", "syntax"),
@@ -181,8 +179,8 @@ def test_outcomes() -> None:
     assert Result.win_for(0).winner == 0 and Result.win_for(1).winner == 1
     assert Result.DRAW.winner is None
     assert all(Termination.from_tag(t.value) is t for t in Termination)
-    assert Outcome(Result.DRAW, Termination.RULES, "repetition").reason() == "repetition"
-    timed = Outcome(Result.P2_WIN, Termination.TIME_FORFEIT, "445 ms used, 327 ms allowed")
+    assert Ending(Result.DRAW, Termination.RULES, "repetition").reason() == "repetition"
+    timed = Ending(Result.P2_WIN, Termination.TIME_FORFEIT, "445 ms used, 327 ms allowed")
     assert timed.reason() == "time forfeit: 445 ms used, 327 ms allowed" and timed.winner == 1
     with pytest.raises(ValueError):
         Result.from_pgn("1-1")

@@ -19,7 +19,7 @@ from zengine.engine.game import (
     UnknownRuleError,
     legal_moves_text,
 )
-from zengine.engine.values import Outcome, Result, Termination
+from zengine.engine.values import Outcome, Result
 from zengine.engine.variants import make_rules, variant_names
 from zengine.engine.zhadu import (
     GEOMETRY,
@@ -274,7 +274,7 @@ def test_a_capture_that_completes_the_sharing_wins() -> None:
     state = position(SHARING)
     assert state.winning_values(0) == {3, 123}
     play(state, "c0xc1")
-    assert state.outcome() == Outcome(Result.P1_WIN, Termination.RULES, "sharing")
+    assert state.outcome() == Outcome(Result.P1_WIN, "sharing")
     assert state.legal_moves() == [] and state.count_moves() == 0
     assert state.position_text() == "1c1,2a1,3a2,4a3,123b0/2c2,4h2,123h3 b 1/- 0 41"
     with pytest.raises(IllegalMoveError):
@@ -302,13 +302,13 @@ def test_black_wins_by_the_sharing_too() -> None:
     state = position("1a0,3a2,4a3,123c3/1h0,2h1,3h2,4h3,123e3 b -/2 7 40")
     assert state.winning_values(1) == {123}
     play(state, "e3xc3")
-    assert state.outcome() == Outcome(Result.P2_WIN, Termination.RULES, "sharing")
+    assert state.outcome() == Outcome(Result.P2_WIN, "sharing")
 
 
 def test_first_capture_of_the_four_wins() -> None:
     state = position("1c0,2a1,3a2,4a3,123b0/1h0,2h1,3c2,4c1,123g0 w -/- 0 30")
     play(state, "c0xc1")
-    assert state.outcome() == Outcome(Result.P1_WIN, Termination.RULES, "first capture of the 4")
+    assert state.outcome() == Outcome(Result.P1_WIN, "first capture of the 4")
     assert state.first_capture(0) == 4
     state.undo()
     play(state, "c0xc2")
@@ -328,7 +328,7 @@ def test_third_repetition_draws_and_undo_restores_the_counts() -> None:
     play(state, "c0-c0", "h2-h2", "c0-c0")
     assert state.outcome() is None
     play(state, "h2-h2")
-    assert state.outcome() == Outcome(Result.DRAW, Termination.RULES, "repetition")
+    assert state.outcome() == Outcome(Result.DRAW, "repetition")
     state.undo()
     state.undo()
     assert state.outcome() is None
@@ -357,7 +357,7 @@ def test_quiet_limit() -> None:
     play(state, "c0-c0", "h2-h2", "c0-b1")
     assert state.outcome() is None and state.quiet == 3
     play(state, "h2-h2")
-    assert state.outcome() == Outcome(Result.DRAW, Termination.RULES, "quiet limit")
+    assert state.outcome() == Outcome(Result.DRAW, "quiet limit")
     state.undo()
     play(state, "h2-g2")
     assert state.outcome().detail == "quiet limit"
@@ -435,7 +435,7 @@ def test_start_and_after_setup_strings_round_trip() -> None:
 )
 def test_finished_games_read_from_the_string(text: str, outcome: Result, why: str) -> None:
     state = position(text)
-    assert state.outcome() == Outcome(outcome, Termination.RULES, why)
+    assert state.outcome() == Outcome(outcome, why)
     assert state.legal_moves() == [] and state.count_moves() == 0 and state.captures() == []
     assert "Game over" in state.diagram()
     with pytest.raises(IllegalMoveError, match="over"):

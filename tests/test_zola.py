@@ -16,16 +16,34 @@ from zengine.engine.game import (
     PositionError,
     legal_moves_text,
 )
+from zengine.engine.perft import perft
 from zengine.engine.values import Result
 from zengine.engine.variants import make_rules
-from zengine.engine.zola import PASS, ZolaRules
+from zengine.engine.zola import PASS, ZolaPosition, ZolaRules, ZolaState, ZolaWordState
 
 DATA = Path(__file__).parent / "data"
+
+#: Both forms of the rules, whichever this build runs (engine/zola_words.py): big ints and
+#: machine words. Each build runs both, so the form it does not use is checked as well.
+FORMS = pytest.mark.parametrize("form", [ZolaState, ZolaWordState], ids=["ints", "words"])
+
+
+def in_form(state: ZolaPosition, form: type[ZolaPosition]) -> ZolaPosition:
+    """The same position in the state class ``form``."""
+    red, blue = state.boards
+    return form(state.rules, red, blue, state.stm)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("case", perft_table.load("zola_perft.txt"))
 def test_perft_table(case: perft_table.PerftCase) -> None:
     perft_table.check(case)
+
+
+@FORMS
+@pytest.mark.parametrize("case", perft_table.load("zola_perft.txt"))
+def test_perft_table_in_both_forms(case: perft_table.PerftCase, form: type[ZolaPosition]) -> None:
+    state = in_form(case.state(), form)  # type: ignore[arg-type]
+    assert perft(state, case.depth) == case.nodes
 
 
 def _hand_positions():
@@ -62,12 +80,13 @@ def test_distance_ties_are_exact_on_8x8() -> None:
     assert "c1xa3" in legal_moves_text(state)  # equal distance: a capture may keep it
 
 
-def _random_positions(size: int, games: int, seed: int):
-    """Positions (as strings) from seeded random games, the finished ones included."""
+def _random_positions(size: int, games: int, seed: int, form: type[ZolaPosition] | None = None):
+    """Positions (as strings) from seeded random games, the finished ones included, in the
+    state class ``form`` (the build's own by default)."""
     rng = random.Random(seed)
     rules = ZolaRules(size)
     for _ in range(games):
-        state = rules.start()
+        state = rules.start() if form is None else in_form(rules.start(), form)
         while True:
             yield state.position_text(), state
             moves = state.legal_moves()
@@ -76,10 +95,13 @@ def _random_positions(size: int, games: int, seed: int):
             state.play(rng.choice(moves))
 
 
+@FORMS
 @pytest.mark.parametrize("size,games", [(6, 40), (8, 20), (10, 10)])
-def test_naive_generator_agrees_on_random_games(size: int, games: int) -> None:
+def test_naive_generator_agrees_on_random_games(
+    size: int, games: int, form: type[ZolaPosition]
+) -> None:
     seen_pass = seen_end = checked = 0
-    for position, state in _random_positions(size, games, seed=size):
+    for position, state in _random_positions(size, games, seed=size, form=form):
         expected = naive_zola.legal_moves(position)
         assert legal_moves_text(state) == expected, position
         assert state.count_moves() == len(expected), position
@@ -95,10 +117,45 @@ def test_naive_generator_agrees_on_random_games(size: int, games: int) -> None:
 
 
 @pytest.mark.slow
+@FORMS
 @pytest.mark.parametrize("size", [6, 8, 10])
-def test_naive_generator_agrees_on_many_random_games(size: int) -> None:
-    for position, state in _random_positions(size, 200, seed=1000 + size):
+def test_naive_generator_agrees_on_many_random_games(size: int, form: type[ZolaPosition]) -> None:
+    for position, state in _random_positions(size, 200, seed=1000 + size, form=form):
         assert legal_moves_text(state) == naive_zola.legal_moves(position), position
+
+
+@pytest.mark.parametrize("size,games", [(6, 20), (8, 6), (10, 3)])
+def test_both_forms_agree_move_by_move(size: int, games: int) -> None:
+    # The same random games in both forms: the same moves in the same order (the search's
+    # ties, hence the bench's node count, depend on it), the same keys, counts and undo.
+    rng = random.Random(size)
+    rules = ZolaRules(size)
+    for _ in range(games):
+        ints, words = in_form(rules.start(), ZolaState), in_form(rules.start(), ZolaWordState)
+        played = 0
+        while True:
+            assert words.legal_moves() == ints.legal_moves()
+            assert words.captures() == ints.captures()
+            assert words.quiet_moves() == ints.quiet_moves()
+            assert words.key == ints.key and words.boards == ints.boards
+            assert words.count_moves() == ints.count_moves()
+            assert words.count_replies() == ints.count_replies()
+            assert words.outcome() == ints.outcome()
+            moves = ints.legal_moves()
+            if not moves:
+                break
+            move = rng.choice(moves)
+            ints.play(move)
+            words.play(move)
+            played += 1
+            if rng.random() < 0.2:
+                ints.undo()
+                words.undo()
+                played -= 1
+                assert words.key == ints.key and words.boards == ints.boards
+        assert words.history_length == ints.history_length == played
+        copied = words.copy()
+        assert copied.key == words.key and copied.history_length == played
 
 
 @pytest.mark.slow

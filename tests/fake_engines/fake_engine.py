@@ -22,6 +22,9 @@ default 1), MODE applies:
   no-uci      never answers uci/ugi (answers nothing at all)
   no-ready    answers uci but never isready (from the start)
   reject-go   answers 'error bad-value ...' instead of a move
+  lines       offers the option MultiPV (1 to 16): each go prints, for depths 1 to 3, one
+              'info ... multipv i ... pv <move>' line per line asked (distinct legal moves,
+              scores falling); 'go infinite' then waits for 'stop' before its bestmove
 
 Faults the referee must survive, combinable with any MODE:
 
@@ -35,6 +38,9 @@ Faults the referee must survive, combinable with any MODE:
   --stderr-flood BYTES writes BYTES of numbered lines to stderr at 'uci', then 'last words'
   --setsid-child TAG   starts a child that leaves the session (setsid) and sleeps; TAG is in
                        its command line, to be found
+  --detached-child TAG starts a child that forks twice (its parent exits at once), calls
+                       setsid, clears its environment, ignores SIGTERM and sleeps; TAG is
+                       in its command line
   --short-child        starts a child that exits at once, and never waits for it (a zombie)
   --ignore-eof         keeps running at end of input (sleeps until killed)
   --ignore-quit        ignores 'quit' and SIGTERM
@@ -77,6 +83,7 @@ def main() -> None:
     parser.add_argument("--no-newline", type=int, default=0)
     parser.add_argument("--stderr-flood", type=int, default=0)
     parser.add_argument("--setsid-child", default=None)
+    parser.add_argument("--detached-child", default=None)
     parser.add_argument("--short-child", action="store_true")
     parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--ignore-quit", action="store_true")
@@ -98,6 +105,8 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+    if args.detached_child:
+        subprocess.run([sys.executable, "-c", DETACH, args.detached_child], check=True)
     mode = args.mode
     rng = random.Random(args.seed)
     variants = variant_names()
@@ -109,6 +118,9 @@ def main() -> None:
     state = rules.start()
     gos = 0
     new_games = 0
+    multipv = 1
+    waiting: str | None = None  # the bestmove a 'go infinite' gives at 'stop'
+
     log = open(args.log, "a", encoding="utf-8") if args.log else None
 
     def out(line: str) -> None:
@@ -136,6 +148,8 @@ def main() -> None:
             out("id name fake")
             choices = " ".join(f"var {name}" for name in variants)
             out(f"option name UCI_Variant type combo default {variants[0]} {choices}")
+            if mode == "lines":
+                out("option name MultiPV type spin default 1 min 1 max 16")
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
             if mode != "no-ready":
@@ -152,6 +166,9 @@ def main() -> None:
             text = " ".join(tokens[1:])
             name, _, value = text.partition(" value ")
             name = name.removeprefix("name ").strip().lower()
+            if name == "multipv" and mode == "lines":
+                multipv = int(value)
+                continue
             if name == "uci_variant":
                 variant = value.strip()
             elif name in rule_option:
@@ -210,6 +227,14 @@ def main() -> None:
                 out("")
             if args.score is not None:
                 out(f"info depth 1 seldepth 1 score cp {args.score} nodes 1 nps 1 time 0 pv")
+            if mode == "lines" and legal:
+                for depth in (1, 2, 3):
+                    for i, (text, _) in enumerate(legal[:multipv]):
+                        score = 50 - 10 * i + depth
+                        out(f"info depth {depth} multipv {i + 1} score cp {score} pv {text}")
+                if "infinite" in tokens:
+                    waiting = legal[0][0]
+                    continue
             if not legal:
                 out("bestmove (none)")
                 continue
@@ -223,10 +248,27 @@ def main() -> None:
                 answer = f"bestmove {legal[rng.randrange(len(legal))][0]}"
                 # One write: the stray copy comes with the answer, not a moment later.
                 out(f"{answer}\n{answer}" if active and args.stray_bestmove else answer)
+        elif cmd == "stop" and waiting is not None:
+            out(f"bestmove {waiting}")
+            waiting = None
         elif cmd == "quit" and not args.ignore_quit:
             return
     if args.ignore_eof or args.ignore_quit:
         sleep_forever()
+
+
+#: Run by --detached-child: what an engine's helper does to get away from it for good.
+DETACH = """
+import os, signal, sys
+if os.fork():
+    os._exit(0)
+os.setsid()
+if os.fork():
+    os._exit(0)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+code = "import time; time.sleep(600)"
+os.execve(sys.executable, [sys.executable, "-c", code, sys.argv[1]], {})
+"""
 
 
 def _write_all(data: bytes, stream=None) -> None:

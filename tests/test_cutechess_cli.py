@@ -1,0 +1,332 @@
+"""cutechess-cli's and fastchess's command lines, run by ``zengine match`` in their place.
+
+The command lines are written as cutechess-cli's documentation and typical test scripts write
+them (single dashes, ``-each``, ``-repeat``, ``-pgnout FILE min``...), against the built-in
+engine at depth 1, a few games each; the checks are what such scripts read: the exit code, the
+PGN file, and the lines they grep (``Started game``, ``Finished game``, ``Score of``, ``Elo
+difference``, the ranking, ``Finished match``). Every option refused as chess's is tested too.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from fake_match import cli, fake, match_cli
+
+from zengine.engine.variants import make_rules, variant_names
+from zengine.tools.referee.config import MatchConfig, Tournament
+from zengine.tools.referee.match import run_match
+from zengine.tools.referee.options import parse_command_line
+from zengine.tools.referee.runner import ExitReason
+from zengine.tools.referee.schedule import Schedule, random_opening
+
+#: What every script here sets for its engines: the built-in engine, fast.
+EACH = "-each proto=uci depth=1"
+
+
+def run(line: str, cwd: Path) -> tuple[int, list[str], str]:
+    """``zengine match`` run as a script runs cutechess-cli: exit code, stdout lines, stderr."""
+    words = shlex.split(line)
+    assert words[0] == "cutechess-cli"
+    done = match_cli(*words[1:], "--out", str(cwd / "m"), timeout=300)
+    return done.returncode, done.stdout.splitlines(), done.stderr
+
+
+def pgn_games(path: Path) -> list[str]:
+    """The games of a PGN file, each from its Event tag."""
+    return ["[Event" + g for g in path.read_text().split("[Event")[1:]]
+
+
+def test_a_gauntlet(tmp_path: Path) -> None:
+    code, out, err = run(
+        "cutechess-cli -engine cmd=zengine name=base -engine cmd=zengine name=v1 "
+        f"-engine cmd=zengine name=v2 {EACH} -tournament gauntlet -games 2 -rounds 1 "
+        f"-concurrency 2 -maxmoves 30 -ratinginterval 0 -pgnout {tmp_path / 'g.pgn'}",
+        tmp_path,
+    )
+    assert code == 0, err
+    assert sum(line.startswith("Started game") for line in out) == 4
+    assert "Started game 1 of 4 (base vs v1)" in out
+    finished = [line for line in out if line.startswith("Finished game")]
+    assert len(finished) == 4 and all("base" in line for line in finished)
+    assert re.fullmatch(
+        r"Finished game \d \((base|v\d) vs (base|v\d)\): (1-0|0-1|1/2-1/2) \{.+\}", finished[0]
+    )
+    # The ranking at the end (no interval asked for), then cutechess's last line.
+    rank = out.index(next(line for line in out if line.startswith("Rank ")))
+    assert out[rank].split()[:7] == ["Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws"]
+    assert sorted(row.split()[1] for row in out[rank + 1 : rank + 4]) == ["base", "v1", "v2"]
+    assert "Finished match" in out[rank:]
+    games = pgn_games(tmp_path / "g.pgn")
+    assert len(games) == 4 and all("base" in g for g in games)
+
+
+def test_a_round_robin_of_three_ranks_at_each_interval(tmp_path: Path) -> None:
+    code, out, err = run(
+        "cutechess-cli -engine cmd=zengine name=A -engine cmd=zengine name=B "
+        f"-engine cmd=zengine name=C {EACH} -games 2 -maxmoves 20 -concurrency 2 -ratinginterval 3 "
+        "-outcomeinterval 6 -srand 11 -event rr3 -site lab",
+        tmp_path,
+    )
+    assert code == 0, err
+    assert sum(line.startswith("Finished game") for line in out) == 6
+    # After games 3 and 6, not again at the end (cutechess prints it once there).
+    ranks = [i for i, line in enumerate(out) if line.startswith("Rank ")]
+    assert len(ranks) == 2
+    assert sum(line.startswith("Finished game") for line in out[: ranks[0]]) == 3
+    assert out[ranks[0] - 1].startswith("Finished game")
+    for i in ranks:
+        rows = [row.split() for row in out[i + 1 : i + 4]]
+        assert [row[0] for row in rows] == ["1", "2", "3"]
+        assert sorted(row[1] for row in rows) == ["A", "B", "C"]
+    final = out[ranks[1] + 1 : ranks[1] + 4]
+    assert sum(float(row.split()[-1]) for row in final) == 6  # points: one per game
+    assert [line for line in out if line.startswith("Player: ")] == [
+        "Player: A",
+        "Player: B",
+        "Player: C",
+    ]
+    assert out[out.index("Player: C") + 1].startswith('   "')
+    assert "Finished match" in out
+    pgn = (tmp_path / "m" / "games.pgn").read_text()
+    assert pgn.count('[Event "rr3"]') == 6 and pgn.count('[Site "lab"]') == 6
+
+
+def test_an_sprt_between_two(tmp_path: Path) -> None:
+    code, out, err = run(
+        "cutechess-cli -engine cmd=zengine name=new -engine cmd=zengine name=old "
+        f"{EACH} -games 2 -rounds 2 -repeat -maxmoves 30 -concurrency 2 -ratinginterval 2 "
+        "-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 -recover",
+        tmp_path,
+    )
+    assert code == 0, err
+    scores = [line for line in out if line.startswith("Score of new vs old: ")]
+    assert len(scores) == 4
+    assert re.fullmatch(r"Score of new vs old: \d - \d - \d  \[\d\.\d{3}\] 4", scores[-1])
+    assert sum(line.startswith("Elo difference: ") for line in out) >= 2
+    assert sum(line.startswith("SPRT: llr ") for line in out) >= 2
+    assert out[-1].startswith("Report: ") and "Finished match" in out
+
+
+def test_openings_from_a_file_with_repeat(tmp_path: Path) -> None:
+    rules = make_rules(variant_names()[0])
+    lines = [" ".join(random_opening(rules, 4, random.Random(i)).moves) for i in range(2)]
+    book = tmp_path / "book.epd"
+    book.write_text("\n".join(lines) + "\n")
+    code, _out, err = run(
+        "cutechess-cli -engine cmd=zengine name=A -engine cmd=zengine name=B "
+        f"{EACH} -openings file={book} format=epd order=sequential plies=4 -repeat 2 "
+        "-games 2 -rounds 2 -maxmoves 30 -concurrency 2",
+        tmp_path,
+    )
+    assert code == 0, err
+    games = [json.loads(g) for g in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
+    by_id = {g["id"]: g for g in games}
+    # Each opening twice, colours swapped; the second round takes the file's next line.
+    assert [by_id[i]["opening"] for i in range(4)] == [lines[0], lines[0], lines[1], lines[1]]
+    assert [by_id[i]["p1"] for i in range(4)] == ["A", "B", "A", "B"]
+
+
+def test_pgnout_min_appends_and_the_engine_keys_work(tmp_path: Path) -> None:
+    pgnout = tmp_path / "all.pgn"
+    pgnout.write_text('[Event "earlier"]\n\n1-0\n\n')
+    stderr = tmp_path / "engine-stderr.txt"
+    code, _out, err = run(
+        "cutechess-cli -engine cmd=zengine name=A restart=on 'initstr=setoption name Hash value 8' "
+        f"-engine cmd=zengine name=B stderr={stderr} {EACH} -games 2 -maxmoves 20 "
+        f"-pgnout {pgnout} min fi -epdout {tmp_path / 'end.epd'} -wait 10 -debug",
+        tmp_path,
+    )
+    assert code == 0, err
+    text = pgnout.read_text()
+    assert text.startswith('[Event "earlier"]')  # appended, as cutechess does
+    games = pgn_games(pgnout)
+    assert len(games) == 3
+    movetext = [g.split("\n\n", 1)[1] for g in games[1:]]
+    assert all("{" not in m and m.strip() for m in movetext)  # min: no comments
+    assert "{" in (tmp_path / "m" / "games.pgn").read_text()  # the folder's own keeps them
+    assert len((tmp_path / "end.epd").read_text().splitlines()) == 2
+    assert stderr.exists()
+    traffic = (tmp_path / "m" / "traffic.log").read_text()
+    # restart=on: A is started for each game (and sent its initstr), B once.
+    assert len(re.findall(r" A > uci$", traffic, re.M)) == 2
+    assert len(re.findall(r" B > uci$", traffic, re.M)) == 1
+    assert len(re.findall(r" A > setoption name Hash value 8$", traffic, re.M)) == 2
+
+
+def test_an_engine_that_cannot_start_says_to_correct_it(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "cutechess-cli -engine cmd=zengine name=A -engine name=B "
+        "cmd='python3 -c pass' -each depth=1 -games 2",
+        tmp_path,
+    )
+    assert code == 3
+    line = next(line for line in out if line.startswith("An engine could not be started"))
+    assert "Correct its command" in line and line.endswith("and start again.")
+    assert not any("Resume with" in line for line in out)
+
+
+# --- the command line alone: nothing is played ---------------------------------------------
+
+TWO = "-engine cmd=zengine name=a -engine cmd=zengine name=b -each depth=1"
+
+
+def config(line: str):  # type: ignore[no-untyped-def]
+    return parse_command_line(shlex.split(f"{TWO} {line}"))
+
+
+def test_cutechess_counts_and_spellings() -> None:
+    c = config("-games 4 -rounds 3 -repeat -srand 9 -maxmoves 50 -noswap -reverse -wait 5")
+    assert (c.games, c.rounds, c.repeat, c.seed) == (4, 3, 2, 9)
+    assert c.adjudication.max_plies == 100  # full moves
+    assert (c.swap, c.reverse, c.wait_ms) == (False, True, 5)
+    assert config("-repeat 4").repeat == 4
+    # 0/ is the whole game in one period (cutechess's tc=0/20+0.2).
+    assert (
+        config("-each tc=0/20+0.2").engines[0].limits == config("-each tc=20+0.2").engines[0].limits
+    )
+    assert config("--seed 3") == config("-srand 3")
+    c = config("-tournament gauntlet -concurrency 2 -event E -site S -outcomeinterval 5")
+    assert (c.tournament, c.concurrency, c.event, c.site) == (Tournament.GAUNTLET, 2, "E", "S")
+    assert config("-sprt elo0=0 elo1=5 model=logistic -report penta=true").sprt is not None
+    c = config("-each arg=--quiet -engine cmd=zengine name=c arg=x arg='y z' whitepov")
+    assert c.engines[0].cmd[-1] == "--quiet"
+    assert c.engines[2].cmd[-3:] == ("--quiet", "x", "y z") and c.engines[2].whitepov
+    # fastchess's args= (one word, split as a shell would) and plies= (its depth=).
+    c = config("-engine cmd=zengine name=c \"args=-a 'b c'\" plies=3")
+    assert c.engines[2].cmd[-2:] == ("-a", "b c") and c.engines[2].limits.search.depth == 3
+
+
+def test_repeat_noswap_and_reverse_shape_the_schedule() -> None:
+    def players(**kw: object) -> list[tuple[int, int, int]]:
+        s = Schedule(2, Tournament.ROUND_ROBIN, 1, 4, lambda i: i, **kw)  # type: ignore[arg-type]
+        return [(g.p1, g.p2, g.opening_index) for g in s]
+
+    assert players() == [(0, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1)]
+    assert players(repeat=1) == [(0, 1, 0), (1, 0, 1), (0, 1, 2), (1, 0, 3)]
+    assert players(repeat=4) == [(0, 1, 0), (1, 0, 0), (0, 1, 0), (1, 0, 0)]
+    assert players(swap=False) == [(0, 1, 0), (0, 1, 0), (0, 1, 1), (0, 1, 1)]
+    assert players(reverse=True) == [(1, 0, 0), (0, 1, 0), (1, 0, 1), (0, 1, 1)]
+
+
+def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    engines = [
+        {
+            "name": "zen",
+            "command": "zengine",
+            "protocol": "uci",
+            "workingDirectory": str(tmp_path),
+            "initStrings": ["isready"],
+            "restart": "on",
+            "options": [{"name": "Hash", "type": "spin", "default": 16, "value": 32}],
+        }
+    ]
+    (tmp_path / "engines.json").write_text(json.dumps(engines))
+    c = parse_command_line(shlex.split("-engine conf=zen -engine conf=zen name=z2 -each depth=1"))
+    first = c.engines[0]
+    assert first.name == "zen" and first.workdir == str(tmp_path)
+    assert first.options == {"Hash": "32"} and first.init_strings == ("isready",) and first.restart
+    assert c.engines[1].name == "z2"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("-variant standard", "--variant standard: a chess variant; this referee plays "),
+        ("-tournament knockout", "--tournament knockout: not offered (its pairings depend"),
+        ("-tournament pyramid", "--tournament pyramid: not offered"),
+        ("-tb /syzygy", "-tb: Syzygy endgame tables are chess's"),
+        ("-tbpieces 6", "-tbpieces: Syzygy endgame tables are chess's"),
+        ("-tbignore50", "-tbignore50: Syzygy endgame tables are chess's"),
+        ("-epdin pos.epd", "-epdin: EPD positions are chess's"),
+        ("-pgnin games.pgn", "-pgnin: PGN games are chess's"),
+        ("-bookmode ram", "-bookmode: Polyglot books are chess's"),
+        ("-seeds 2", "-seeds: seeded players are for knockout tournaments"),
+        ("-resultformat default", "-resultformat: the PGN result comments here"),
+        ("-each book=book.bin", "--each: book=: Polyglot opening books are chess's"),
+        ("-each bookdepth=8", "--each: bookdepth=: Polyglot opening books are chess's"),
+        ("-each ponder", "--each: ponder: the engine protocol here has no pondering"),
+        ("-each proto=xboard", "--each: proto=xboard: must be uci or ugi (xboard is not"),
+        ("-each tscale=2", "--each: tscale=: not offered"),
+        ("-openings file=b.pgn format=pgn", "--openings format=pgn: PGN books hold chess games"),
+        ("-openings file=b.epd policy=round", "--openings policy=round: only policy=default"),
+        ("-sprt model=normalized", "--sprt model=normalized: the SPRT here uses the logistic"),
+        ("-report penta=false", "--report penta=false: the Elo and the SPRT here are"),
+        ("-output format=fastchess", "--output: the live lines here are cutechess-cli's"),
+        ("-engine cmd=zengine name=c name=d", "--engine: name is given twice (give it once)"),
+        ("-each tc=1+0.1 tc=2+0.1", "--each: tc is given twice (give it once)"),
+        ("-each st=inf", "--each: st=inf: must be a finite number of seconds"),
+        ("-engine cmd=zengine name=c st=0", "--engine c: st=0: must be a finite number"),
+        ("-each restart=maybe", "--each: restart=maybe: must be on, off or auto"),
+        ("-engine conf=nothing", "--engine conf=nothing: no engines.json here or in"),
+        ("-gmaes 2", "unknown option '-gmaes' (did you mean -games?)"),
+        ("--ratinginteval 2", "unknown option '--ratinginteval' (did you mean --ratinginterval?)"),
+        ("-pgnout", "--pgnout: give the file (FILE or file=FILE)"),
+        ("-pgnout file=a.pgn notation=san", "--pgnout: unknown key notation (keys: fi, file, min)"),
+        ("-each plies=2", "--each: plies= and depth= are one limit: give one"),
+        ("-engine cmd=zengine plies=2 depth=2", "--engine: plies= and depth= are one limit"),
+        ("-repeat 2 3", "--repeat takes at most one number"),
+        ("-maxmoves x", "--maxmoves x: must be a whole number from 0 to"),
+        ("-wait 100000", "--wait 100000: must be a whole number from 0 to 60000"),
+        (
+            "-config file=nowhere/config.json",
+            "--resume takes the stored configuration; drop --engine",
+        ),
+    ],
+)
+def test_refused_options_say_why(
+    line: str,
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    code, out, err = cli(shlex.split(f"{TWO} {line}"), capsys)
+    assert code == 2 and out == "", (out, err)
+    assert err.count("\n") == 1 and err.startswith(f"zengine match: error: {message}"), err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_the_new_settings_go_through_config_json() -> None:
+    c = config(
+        "-repeat 3 -noswap -reverse -site S -pgnout all.pgn min -epdout end.epd -wait 7 "
+        "-outcomeinterval 4 -engine cmd=zengine name=c restart=on initstr=x stderr=e.txt whitepov"
+    )
+    assert MatchConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
+
+
+def test_a_folder_of_the_version_before_still_resumes() -> None:
+    # The digest kept in config.json by the version before cutechess's options: settings at
+    # their defaults must not change it, or --resume would refuse every earlier folder.
+    c = parse_command_line(shlex.split("--engine name=a --engine name=b --each depth=1 --seed 3"))
+    assert c.games_digest() == "6fc1afe3d6ad15d16c0da7323f6bc445c8d62cf26088b771d088d377ccc1f908"
+    assert config("-seed 3 -repeat 1").games_digest() != config("-seed 3").games_digest()
+
+
+@pytest.mark.parametrize("whitepov", [False, True])
+def test_whitepov_scores_are_made_the_movers(tmp_path: Path, whitepov: bool) -> None:
+    # Both claim +2000 every move. Read as its own view, nobody resigns; B's read as player
+    # 1's view (whitepov) is -2000 for B, player 2 here, which resigns.
+    claim = fake("--score", "2000")
+    words = [
+        *("-engine", claim, "name=A", "-engine", claim, "name=B"),
+        *(["whitepov"] if whitepov else []),
+        *("-each", "depth=1", "-games", "1", "-resign", "movecount=3", "score=1000"),
+        *("-maxmoves", "10", "-ratinginterval", "0", "--out", str(tmp_path / "m")),
+    ]
+    result = run_match(words, emit=lambda _line: None, progress=False)
+    assert result.reason is ExitReason.COMPLETED
+    game = json.loads((tmp_path / "m" / "games.jsonl").read_text())
+    if whitepov:
+        assert game["reason"] == "B resigns: score <= -1000 cp for 3 moves"
+        assert game["scores"][1] == "cp -2000"
+    else:
+        assert game["termination"] != "adjudication", game["reason"]

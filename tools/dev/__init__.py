@@ -1,0 +1,1 @@
+"""Developer tools: the evaluation tuner, the strength check and the openings builder."""
