@@ -172,12 +172,12 @@ def reduction(
 ) -> int:
     """Late move reductions: the plies by which the ``index``-th move (0-based, the table move
     included) of a node ``depth`` plies deep is searched shallower first, as moves ordered
-    late rarely matter. Quiet moves from ``LMR_QUIET_FROM`` on lose a ply (two when deep and
-    late, one less with a good ``history``, the side's when the game asks for ``history_lmr``);
-    captures, most moves in Zola, only from ``LMR_CAPTURE_FROM`` on. Killers and the counter
-    move are never reduced (the caller does not ask)."""
-    if depth < LMR_DEPTH or index < LMR_QUIET_FROM:
-        return 0
+    late rarely matter. The caller asks only from depth ``LMR_DEPTH`` and index
+    ``LMR_QUIET_FROM`` on, and never for a killer or the counter move (those tests before the
+    call, in the order the search always made them, saved the compiled search a generic
+    comparison per move). Quiet moves lose a ply (two when deep and late, one less with a good
+    ``history``, the side's when the game asks for ``history_lmr``); captures, most moves in
+    Zola, only from ``LMR_CAPTURE_FROM`` on."""
     if state.is_capture(move):
         return 1 if index >= LMR_CAPTURE_FROM else 0
     plies = 2 if index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH else 1
@@ -736,7 +736,13 @@ class _Search:
                             # A null window first, shallower by the move's reduction; the full
                             # search only for a move that beats alpha there.
                             r = 0
-                            if move != k1 and move != k2 and move != counter:
+                            if (
+                                depth >= LMR_DEPTH
+                                and index >= LMR_QUIET_FROM
+                                and move != k1
+                                and move != k2
+                                and move != counter
+                            ):
                                 r = reduction(depth, index, move, st, lmr_history)
                             value = -negamax(depth - 1 - r, -alpha - 1, -alpha, ply + 1, False)
                             if value > alpha and (r or value < beta):
