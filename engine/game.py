@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from zengine.engine.svg import document, element
 from zengine.engine.text import shown
-from zengine.engine.timeman import DEFAULT_MOVES_TO_GO
-from zengine.engine.values import Outcome, TextError, parse_int
+from zengine.engine.values import DEFAULT_MOVES_TO_GO, Outcome, TextError, parse_int
 
 if TYPE_CHECKING:  # the tables are loaded only by those who use them
     from zengine.engine.endgame import TableCodec

@@ -40,6 +40,7 @@ from zengine.engine.endgame import (
     table_line,
 )
 from zengine.engine.game import State
+from zengine.engine.movepick import sort_captures, staged_moves
 from zengine.engine.timeman import (
     LATENCY_WINDOW,
     STALL_WINDOW,
@@ -50,6 +51,7 @@ from zengine.engine.timeman import (
     stall_margin,
     start_iteration,
 )
+from zengine.engine.tt import BOUND, DEPTH, EXACT, LOWER, MOVE, SCORE, UPPER, Table
 from zengine.engine.values import GoLimits, Outcome, Score
 
 #: A game's static evaluation: centipawns for the side to move.
@@ -102,12 +104,6 @@ NULL_DEPTH_STEP = 6
 ASPIRATION = 60
 ASPIRATION_DEPTH = 4
 
-#: Move ordering keys: the capture value is shifted above every killer and history count, the
-#: two killers rank above any history count within their capture class.
-CAPTURE_SHIFT = 32
-KILLER_FIRST = 1 << 31
-KILLER_SECOND = 1 << 30
-COUNTER_MOVE = 1 << 29
 #: History counts are divided by ``2**HISTORY_AGING`` at the start of each search, so that old
 #: searches count less.
 HISTORY_AGING = 2
@@ -117,22 +113,10 @@ HISTORY_AGING = 2
 #: evaluations of 56,987 positions), and an evaluation costs ~100 dict lookups.
 EVAL_CACHE_ENTRIES = 1 << 16
 
-#: Bound types of a table entry: the stored score is exact, a lower or an upper bound.
-EXACT, LOWER, UPPER = 0, 1, 2
-#: Estimated bytes per table entry (a 5-tuple of ints plus its list slot; measured with
-#: sys.getsizeof: 80 for the tuple, ~36 for the 64-bit key, 28-32 each for score/move, 8 slot).
-ENTRY_BYTES = 192
-#: The smallest table, whatever the Hash option says.
-MIN_TABLE_ENTRIES = 1024
-#: Table slots sampled for ``hashfull`` (per mille of them in use: the UCI convention).
-HASHFULL_SAMPLE = 1000
 #: The principal variation is read from the table up to this many plies beyond the depth.
 PV_EXTRA_PLIES = 8
 #: Mixes the Seed option with the position key into the root shuffle's seed.
 SEED_MIX = 1_000_003
-
-#: A table entry: (key, depth, bound type, score with mates relative to the node, move).
-Entry = tuple[int, int, int, int, "int | None"]
 
 
 @dataclass
@@ -174,6 +158,43 @@ def score_of(value: int) -> Score:
     return Score(cp=value)
 
 
+def to_table(value: int, ply: int) -> int:
+    """A score as the table keeps it: a win or loss counted from the node, not the root."""
+    if value > MATE_BOUND:
+        return value + ply
+    if value < -MATE_BOUND:
+        return value - ply
+    return value
+
+
+def from_table(value: int, ply: int) -> int:
+    """A table score as the search at ``ply`` counts it (see :func:`to_table`)."""
+    if value > MATE_BOUND:
+        return value - ply
+    if value < -MATE_BOUND:
+        return value + ply
+    return value
+
+
+def reduction(
+    depth: int, index: int, move: int, state: State, history: defaultdict[int, int] | None
+) -> int:
+    """Late move reductions: the plies by which the ``index``-th move (0-based, the table move
+    included) of a node ``depth`` plies deep is searched shallower first, as moves ordered
+    late rarely matter. The caller asks only from depth ``LMR_DEPTH`` and index
+    ``LMR_QUIET_FROM`` on, and never for a killer or the counter move (those tests before the
+    call, in the order the search always made them, saved the compiled search a generic
+    comparison per move). Quiet moves lose a ply (two when deep and late, one less with a good
+    ``history``, the side's when the game asks for ``history_lmr``); captures, most moves in
+    Zola, only from ``LMR_CAPTURE_FROM`` on."""
+    if state.is_capture(move):
+        return 1 if index >= LMR_CAPTURE_FROM else 0
+    plies = 2 if index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH else 1
+    if history is not None and history[move] > HISTORY_LMR * depth * depth:
+        plies -= 1
+    return plies
+
+
 class _Abort(Exception):
     """Raised inside the tree when a limit is reached; unwinds to :meth:`_Search.iterate`."""
 
@@ -200,9 +221,7 @@ class Searcher:
         self.latency_ms = 0.0
         #: Per side: the clock and increment of its last search and the time that took.
         self._last_clock: list[tuple[int, int, float] | None] = [None, None]
-        self._hash_mb = hash_mb
-        self._table: list[Entry | None] = []
-        self._mask = 0
+        self._table = Table(hash_mb)
         self._evaluation: Evaluation | None = None
         self._eval_cache: dict[int, int] = {}
         self._history: list[defaultdict[int, int]] = [defaultdict(int), defaultdict(int)]
@@ -210,7 +229,7 @@ class Searcher:
         self._counters: list[dict[int, int]] = [{}, {}]
         #: The endgame tables of the game searched (the TablePath option), or None.
         self.tables: EndgameTables | None = None
-        self.set_hash(hash_mb)
+        self._clear_heuristics()
 
     def _learn_latency(self, limits: GoLimits, side: int) -> None:
         """Compare the clock of this ``go`` with the last one of the same side (see
@@ -228,21 +247,16 @@ class Searcher:
     @property
     def hash_mb(self) -> int:
         """The table's size in megabytes, as last set."""
-        return self._hash_mb
+        return self._table.megabytes
 
     def set_hash(self, mb: int) -> None:
         """Resize (and clear) the transposition table to about ``mb`` megabytes."""
-        self._hash_mb = mb
-        entries = max(MIN_TABLE_ENTRIES, mb * (1 << 20) // ENTRY_BYTES)
-        size = 1 << (entries.bit_length() - 1)  # a power of two, so key & mask indexes it
-        self._table = [None] * size
-        self._mask = size - 1
+        self._table.resize(mb)
         self._clear_heuristics()
 
     def clear(self) -> None:
         """Forget everything learnt (a new game): table, evaluations, killers, history."""
-        table = self._table
-        table[:] = [None] * len(table)
+        self._table.clear()
         self._clear_heuristics()
         self._last_clock = [None, None]  # the next clocks are another game's
 
@@ -254,9 +268,7 @@ class Searcher:
 
     def hashfull(self) -> int:
         """Per mille of the first table slots in use (the UCI convention)."""
-        sample = self._table[:HASHFULL_SAMPLE]
-        used = sum(1 for e in sample if e is not None)
-        return used * 1000 // max(1, len(sample))
+        return self._table.hashfull()
 
     def search(
         self,
@@ -389,7 +401,6 @@ class _Search:
         "last_check",
         "last_cpu",
         "limits",
-        "mask",
         "max_depth",
         "max_qdepth",
         "may_abort",
@@ -436,7 +447,6 @@ class _Search:
         self.evaluate = evaluate
         self.eval_cache = searcher._eval_cache
         self.table = searcher._table
-        self.mask = searcher._mask
         self.history = searcher._history
         self.killers = searcher._killers
         self.counters = searcher._counters
@@ -511,7 +521,6 @@ class _Search:
         one reports only once ``stop`` is set, however early it runs out of work.
         """
         st = self.state
-        table = self.table
         root_moves = self.root_moves
         best_move = root_moves[0]
         best_value = 0
@@ -543,8 +552,7 @@ class _Search:
                             break
                 else:
                     value = self.root(depth, -INF, INF)
-                key = st.key
-                table[key & self.mask] = (key, depth, EXACT, value, self.found_move)
+                self.table.store(st.key, depth, EXACT, value, self.found_move)
             except _Abort:
                 found = self.found_move
                 if found is not None and found != best_move:
@@ -759,179 +767,125 @@ class _Search:
         if threatened:
             depth += 1
 
-        table = self.table
-        slot = key & self.mask
-        entry = table[slot]
+        entry = self.table.probe(key)
         tt_move = None
-        if entry is not None and entry[0] == key:
-            tt_move = entry[4]
-            if entry[1] >= depth and not pv_node:
-                value = entry[3]
-                if value > MATE_BOUND:
-                    value -= ply
-                elif value < -MATE_BOUND:
-                    value += ply
-                flag = entry[2]
-                if flag == EXACT or (value >= beta if flag == LOWER else value <= alpha):
+        if entry is not None:
+            tt_move = entry[MOVE]
+            if entry[DEPTH] >= depth and not pv_node:
+                value = from_table(entry[SCORE], ply)
+                bound = entry[BOUND]
+                if bound == EXACT or (value >= beta if bound == LOWER else value <= alpha):
                     return value
-
         if not pv_node and not threatened and -MATE_BOUND < beta < MATE_BOUND:
-            stand = None
-            if depth <= RFP_DEPTH:
-                # Reverse futility: far enough above beta near the horizon, assume it holds.
-                stand = self.eval_cache.get(key)
-                if stand is None:
-                    stand = self.evaluate_and_cache(key)
-                if stand - RFP_MARGIN * depth >= beta:
-                    return stand
-            if depth >= NULL_DEPTH and not self.null_child[ply] and st.null_move_allowed():
-                if stand is None:
-                    stand = self.eval_cache.get(key)
-                    if stand is None:
-                        stand = self.evaluate_and_cache(key)
-                if stand >= beta:
-                    value = self.null_search(depth, beta, ply)
-                    if value >= beta:
-                        return beta if value > MATE_BOUND else value
+            pruned = self.prune(depth, beta, ply, key)
+            if pruned is not None:
+                return pruned
 
         if tt_move is not None and not st.is_legal_move(tt_move):
             tt_move = None  # a key collision: the table never makes the search play it here
-        side = st.side_to_move
-        side_history = self.history[side]
-        history_lmr = self.history_lmr
-        killer = self.killers[ply]
-        k1, k2 = killer
+        side_history = self.history[st.side_to_move]
+        lmr_history = side_history if self.history_lmr else None
+        k1, k2 = self.killers[ply]
+        counter = self.counter_move(ply)
+        stages = staged_moves(
+            st, tt_move, side_history, k1, k2, counter, self.captures_first, self.equal_captures
+        )
         played = self.played
-        previous = played[ply]
-        counter = None
-        if self.counter_moves and previous is not None:
-            counter = self.counters[side].get(previous)
-            if counter == k1 or counter == k2:
-                counter = None
         play, undo, negamax = st.play, st.undo, self.negamax
         old_alpha = alpha
         best = -INF
-        best_move = tt_move
+        best_move = None
         index = 0
         path.add(key)
         try:
-            if tt_move is not None:
-                # The table move first, before generating the others: when it cuts off
-                # (most of the time at cut nodes), no generation and no sorting happen.
-                played[ply + 1] = tt_move
-                play(tt_move)
-                try:
-                    best = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                finally:
-                    undo()
-                if best > alpha:
-                    alpha = best
-                index = 1
-            if alpha < beta:
-                is_capture, capture_value = st.is_capture, st.capture_value
-                # Stages: all moves at once (0), or the captures (1) and then, unless one cut
-                # off, the quiet moves (2): the same keys, but the quiet moves read the history
-                # as it stands after the captures were searched.
-                stage = 1 if self.captures_first else 0
-                moves = st.captures() if stage else st.legal_moves()
-                while True:
-                    if tt_move is not None and (stage == 0 or tt_move in moves):
-                        moves.remove(tt_move)
-                    if len(moves) > 1:
-                        if stage == 2 or (stage == 1 and self.equal_captures):
-                            # Moves of one capture value: by history (a key in C), then the
-                            # killers to the front, as the key below would (the sorts are
-                            # stable).
-                            moves.sort(key=side_history.__getitem__, reverse=True)
-                            if counter is not None and counter in moves:
-                                moves.remove(counter)
-                                moves.insert(0, counter)
-                            if k2 in moves:
-                                moves.remove(k2)
-                                moves.insert(0, k2)
-                            if k1 in moves:
-                                moves.remove(k1)
-                                moves.insert(0, k1)
+            for stage in stages:
+                for move in stage:
+                    played[ply + 1] = move
+                    play(move)
+                    try:
+                        if index == 0:
+                            value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
                         else:
-
-                            def order(move: int) -> int:
-                                # Captures by value first; killers and history order within
-                                # a class (in Zola almost every move is a capture of value 1).
-                                value = capture_value(move) << CAPTURE_SHIFT
-                                if move == k1:
-                                    return value + KILLER_FIRST
-                                if move == k2:
-                                    return value + KILLER_SECOND
-                                if move == counter:
-                                    return value + COUNTER_MOVE
-                                return value + side_history[move]
-
-                            moves.sort(key=order, reverse=True)
-                    for move in moves:
-                        played[ply + 1] = move
-                        play(move)
-                        try:
-                            if index == 0:
+                            # A null window first, shallower by the move's reduction; the full
+                            # search only for a move that beats alpha there.
+                            r = 0
+                            if (
+                                depth >= LMR_DEPTH
+                                and index >= LMR_QUIET_FROM
+                                and move != k1
+                                and move != k2
+                                and move != counter
+                            ):
+                                r = reduction(depth, index, move, st, lmr_history)
+                            value = -negamax(depth - 1 - r, -alpha - 1, -alpha, ply + 1, False)
+                            if value > alpha and (r or value < beta):
                                 value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                            else:
-                                # Late move reductions: moves ordered late rarely matter;
-                                # captures (most moves in Zola) only from LMR_CAPTURE_FROM on.
-                                reduction = 0
-                                if (
-                                    depth >= LMR_DEPTH
-                                    and index >= LMR_QUIET_FROM
-                                    and move != k1
-                                    and move != k2
-                                    and move != counter
-                                ):
-                                    if not is_capture(move):
-                                        deep = index >= LMR_DEEP_FROM and depth >= LMR_DEEP_DEPTH
-                                        reduction = 2 if deep else 1
-                                        if (
-                                            history_lmr
-                                            and side_history[move] > HISTORY_LMR * depth * depth
-                                        ):
-                                            reduction -= 1
-                                    elif index >= LMR_CAPTURE_FROM:
-                                        reduction = 1
-                                value = -negamax(
-                                    depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False
-                                )
-                                if value > alpha and (reduction or value < beta):
-                                    value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
-                        finally:
-                            undo()
-                        index += 1
-                        if value > best:
-                            best = value
-                            best_move = move
-                            if value > alpha:
-                                alpha = value
-                                if value >= beta:
-                                    break
-                    if stage != 1 or alpha >= beta:
-                        break
-                    stage = 2
-                    moves = st.quiet_moves()
+                    finally:
+                        undo()
+                    index += 1
+                    if value > best:
+                        best = value
+                        best_move = move
+                        if value > alpha:
+                            alpha = value
+                            if value >= beta:
+                                break
+                if alpha >= beta:
+                    break
         finally:
             path.discard(key)
         if best >= beta:
             assert best_move is not None  # a move was searched: the game is not over here
-            if best_move != k1 and best_move != tt_move:
-                killer[1] = k1
-                killer[0] = best_move
-            side_history[best_move] += depth * depth
-            if self.counter_moves and previous is not None and not st.is_capture(best_move):
-                self.counters[side][previous] = best_move
-
-        flag = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
-        stored = best
-        if stored > MATE_BOUND:
-            stored += ply
-        elif stored < -MATE_BOUND:
-            stored -= ply
-        table[slot] = (key, depth, flag, stored, best_move)
+            self.cut_off(best_move, tt_move, depth, ply)
+        bound = UPPER if best <= old_alpha else LOWER if best >= beta else EXACT
+        self.table.store(key, depth, bound, to_table(best, ply), best_move)
         return best
+
+    def counter_move(self, ply: int) -> int | None:
+        """The move that last refuted the move leading to the node at ``ply`` (when the game
+        asks for counter moves), unless it is one of the ply's killers, ordered before it."""
+        previous = self.played[ply]
+        if not self.counter_moves or previous is None:
+            return None
+        counter = self.counters[self.state.side_to_move].get(previous)
+        k1, k2 = self.killers[ply]
+        return None if counter == k1 or counter == k2 else counter
+
+    def cut_off(self, move: int, tt_move: int | None, depth: int, ply: int) -> None:
+        """Remember ``move``, which cut off the node at ``ply`` searched ``depth`` deep: the
+        first killer there (unless it was the table move), history, and the counter move of
+        the move that led there (a quiet one only)."""
+        killer = self.killers[ply]
+        if move != killer[0] and move != tt_move:
+            killer[1] = killer[0]
+            killer[0] = move
+        side = self.state.side_to_move
+        self.history[side][move] += depth * depth
+        previous = self.played[ply]
+        if self.counter_moves and previous is not None and not self.state.is_capture(move):
+            self.counters[side][previous] = move
+
+    def prune(self, depth: int, beta: int, ply: int, key: int) -> int | None:
+        """The score of a non-PV node that need not be searched (at least ``beta``), or None:
+        reverse futility near the horizon (the static evaluation far enough above beta is
+        assumed to hold) and the null move (:meth:`null_search`)."""
+        stand = None
+        if depth <= RFP_DEPTH:
+            stand = self.eval_cache.get(key)
+            if stand is None:
+                stand = self.evaluate_and_cache(key)
+            if stand - RFP_MARGIN * depth >= beta:
+                return stand
+        if depth >= NULL_DEPTH and not self.null_child[ply] and self.state.null_move_allowed():
+            if stand is None:
+                stand = self.eval_cache.get(key)
+                if stand is None:
+                    stand = self.evaluate_and_cache(key)
+            if stand >= beta:
+                value = self.null_search(depth, beta, ply)
+                if value >= beta:
+                    return beta if value > MATE_BOUND else value
+        return None
 
     def null_search(self, depth: int, beta: int, ply: int) -> int:
         """The score of letting the opponent move twice, a null window at ``beta``, searched
@@ -985,15 +939,7 @@ class _Search:
             alpha = stand
         if len(captures) > 1:
             history = self.history[st.side_to_move]
-            if self.equal_captures:
-                # By history alone, a key in C: measured 4 us instead of 16 us for 20 Zola
-                # captures, a fifth of bench's time was these keys (1 million calls).
-                captures.sort(key=history.__getitem__, reverse=True)
-            else:
-                capture_value = st.capture_value
-                captures.sort(
-                    key=lambda m: (capture_value(m) << CAPTURE_SHIFT) + history[m], reverse=True
-                )
+            sort_captures(captures, st.capture_value, history, self.equal_captures)
         if qdepth + 1 >= self.max_qdepth or ply + 1 >= MAX_PLY:
             return self.leaves(captures, alpha, beta, ply + 1, stand)
         play, undo, quiescence = st.play, st.undo, self.quiescence
@@ -1073,18 +1019,17 @@ class _Search:
         """The principal variation: ``best_move``, then the table's moves, each checked legal,
         up to ``depth + PV_EXTRA_PLIES`` moves, the end of the game or a repeated position."""
         st = self.state
-        table, mask = self.table, self.mask
+        table = self.table
         pv = [best_move]
         played = 1
         st.play(best_move)
         seen = {st.key}
         try:
             while len(pv) < max(depth, 1) + PV_EXTRA_PLIES:
-                key = st.key
-                entry = table[key & mask]
-                if entry is None or entry[0] != key or st.outcome() is not None:
+                entry = table.probe(st.key)
+                if entry is None or st.outcome() is not None:
                     break
-                move = entry[4]
+                move = entry[MOVE]
                 if move is None or not st.is_legal_move(move):
                     break
                 st.play(move)

@@ -1,16 +1,10 @@
 """Time management: how long one search may think, as pure functions of the limits.
 
-The search asks :func:`budget` once, at its start, and then only compares the time elapsed since
-the ``go`` arrived with the two numbers it returns:
-
-* ``soft_ms``: the time to have finished by: :func:`start_iteration` starts another
-  iteration of the iterative deepening only if it is predicted to end by then;
-* ``hard_ms``: abort the iteration in progress (depth 1 is always completed regardless).
-
-The figures behind the constants were measured with ``tests/time_usage.py`` on a 2-core machine
-shared with other work (docs/search.md). Being pure functions of
-:class:`~zengine.engine.values.GoLimits`, the side to move, the Move Overhead and the elapsed
-time, they are tested without any clock (tests/test_timeman.py).
+The search asks :func:`budget` once for a soft limit (start no iteration predicted to end
+after it: :func:`start_iteration`) and a hard one (abort the iteration under way; depth 1
+always completes). Pure functions, so tests/test_timeman.py needs no clock. The rules are
+in docs/search.md, "Time management"; the measurements behind the constants there and in
+docs/search-experiments.md.
 """
 
 from __future__ import annotations
@@ -18,49 +12,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from zengine.engine.values import GoLimits
+from zengine.engine.values import DEFAULT_MOVES_TO_GO, GoLimits
 
-#: Moves assumed still to come when the clock has no ``movestogo``. Zola games last ~20 moves
-#: a side; with 25 the engine ended its games of 5+0.05 with 3.9 of its 5 s (median) while the
-#: baseline engine, thinking twice as long a move, ended with 1.4 s. 16 (ending with 3.0 s, the
-#: hard limit unchanged at most a fifth of the clock) won 60-40 against 25 over 100 Zola games
-#: at 5+0.05 from openings/zola.txt, +69 +/- 57 Elo (docs/search.md).
-DEFAULT_MOVES_TO_GO = 16
 #: A game's expected moves left (:func:`planned_moves`) plan a clock for no fewer moves than
-#: this: at 6 a move may take a sixth of the clock, and the hard limit's fifth still caps it.
+#: this: a move may take a sixth of the clock, the hard limit's fifth still caps it.
 MIN_PLANNED_MOVES = 6
-#: ``movestogo`` beyond this is planned as this many moves (a far time control is no reason
-#: to think less than usual now).
+#: ``movestogo`` beyond this counts as this many: a far time control is no reason to think less.
 MAX_MOVES_TO_GO = 50
-#: The hard limit is at most this many soft limits. The old factor 4 (with up to half the
-#: clock) let an iteration started just before the soft limit run on and be aborted at the
-#: hard one nearly every move: ~305 ms of a 1 s clock per move, and games lost on time.
+#: The hard limit is at most this many soft limits: at 4, iterations begun late ran to the
+#: hard limit nearly every move and games were lost on time.
 HARD_FACTOR = 3
-#: The hard limit is at most this share (per mille) of the clock left after the Move Overhead:
-#: whatever a loaded machine does to one search, the clock survives the next several moves.
+#: The hard limit is at most this share (per mille) of the clock left after the Move Overhead,
+#: so that the clock survives the next several moves whatever a loaded machine does to one.
 MAX_SHARE_PERMILLE = 200
 #: With ``movestogo`` n, the hard limit may also reach this share (per mille) divided by n:
-#: the last moves before the time control may use most of what is left (a new period follows).
+#: the last moves before a time control may use most of what is left.
 LAST_MOVES_SHARE_PERMILLE = 800
-#: Under a clock, the next iteration is predicted to take this share (per cent) of the time
-#: spent so far. Measured over 580 iterations of depth 3 and more in Zola and Zhadu self-play
-#: (node counts): the next iteration's nodes over all nodes before it has median 1.45 (Zola)
-#: and 1.15 (Zhadu), 75th percentile 2.55 and 2.27, 90th 4.1 and 4.0. Replayed on the
-#: iterations of 169 searches of self-play positions (warm table, as in a game) with the hard
-#: limit at 3 soft: 150 gives a mean time of 0.87-1.43 soft limits and 6-24% of the searches
-#: aborted at the hard limit, against 1.8-2.3 soft limits and 17-42% aborted when any
-#: iteration may start before the soft limit (the old rule). That replay chose 150; in games
-#: it left half the clock unused (a median 2.7-3.0 s of 5 s at the end of 5+0.05 games), and
-#: 80 (an iteration starts up to 0.56 soft limits in, not 0.4) thinks ~17% longer a move and
-#: won at 5+0.05 against 150: Zhadu SPRT(0, 20) H1 after 330 games, +25.2 [+5.5, +44.8];
-#: Zola 600 games, +20.8 [-1.4, +43.0] (docs/search.md).
+#: The next iteration is predicted to take this share (per cent) of the time spent so far:
+#: below the measured median on purpose, which won at 5+0.05 against 150%.
 NEXT_ITERATION_PERCENT = 80
-#: The stall margin is the longest stall of the last this many searches. A stall is wall time
-#: without CPU time between two looks at the clock (the machine ran something else); one after
-#: the last look makes the move late whatever the limits, so the margin keeps it back. Measured
-#: at st=0.1 with two CPU burners and other work (load 13-21): per search the longest stall
-#: varies 5-60 ms from one search to the next; the margin that decayed by 0.8 per search let
-#: 2.9% of the searches run past ``movetime - overhead`` (up to 104 ms for 70).
+#: The stall margin is the longest stall of the last this many searches (stalls vary too much
+#: from search to search for a decaying mean: moves were late).
 STALL_WINDOW = 8
 #: The latency is the mean of the last this many samples (one per move under a clock).
 LATENCY_WINDOW = 8
@@ -85,22 +57,12 @@ def budget(
 ) -> TimeBudget:
     """The soft and hard time limits of a search for ``side`` (0 = p1) to move.
 
-    ``movetime`` is met within the overhead: both limits are ``movetime - overhead``. With a
-    clock, only the side to move's time and increment count. The soft limit is ``1 /
-    movestogo`` (without one, ``1 / moves_to_go``: the game's ``SearchParameters.moves_to_go``,
-    by default :data:`DEFAULT_MOVES_TO_GO`) of the clock less the overhead (with a
-    ``movestogo``, less the overhead of every move to go), plus the increment less the
-    overhead (every move pays it, so a small increment is no time to plan on); the hard limit
-    is :data:`HARD_FACTOR` times that but at most a share of the same clock. A negative clock
-    counts as 0 and gives a zero budget (the search then completes depth 1 only and moves at
-    once). When both ``movetime`` and a clock are given, the tighter limit wins. ``infinite``
-    ignores both.
-
-    ``latency_ms`` is what each move is measured to cost beyond the engine's own time (see
-    :func:`latency_sample`): where it exceeds the increment, every move to come drains the
-    clock by the difference whatever the engine does, so that is kept back for the moves to
-    go (``movestogo``, else ``moves_to_go``), the Move Overhead too with a
-    ``movestogo``.
+    Both are ``movetime - overhead`` under ``movetime``. Under the mover's clock the soft
+    limit is the clock (less the overhead and, where each move costs more than its increment,
+    the ``latency_ms`` of the moves to go) over ``movestogo`` or ``moves_to_go``, plus the
+    increment beyond the overhead; the hard limit :data:`HARD_FACTOR` times that, at most a
+    share of the clock. A negative clock counts as 0; the tighter of the two rules wins;
+    ``infinite`` has no limits.
     """
     if limits.infinite:
         return TimeBudget(None, None)
@@ -120,9 +82,8 @@ def budget(
         # pays the overhead (less its increment): kept back for all of them.
         later_losses = (moves_to_go - 1) * max(0, max(overhead, latency_ms) - increment)
     else:
-        # Spending a share of what is left leaves time for the moves to come, unless each of
-        # them costs more than its increment outside the engine (measured: 1+0.01 beside two
-        # CPU burners and other work, ~23 ms a move): then the clock drains by itself.
+        # A share of what is left leaves time for the moves to come, unless each costs more
+        # than its increment outside the engine: then the clock drains by itself.
         moves_to_go = max(1, moves_to_go)
         later_losses = (moves_to_go - 1) * max(0, latency_ms - increment)
     available = max(0, clock - overhead - later_losses)
@@ -139,9 +100,8 @@ def budget(
 
 def planned_moves(moves_to_go: int, expected: int | None) -> int:
     """The moves a clock without ``movestogo`` is planned for: the game's ``moves_to_go``, or
-    fewer where the position says the game will be decided sooner (``expected``, from
-    ``State.expected_moves_left``), but not below :data:`MIN_PLANNED_MOVES`. Never more: a
-    long game is no reason to think less than usual now."""
+    fewer where the position expects the game decided sooner (``State.expected_moves_left``),
+    not below :data:`MIN_PLANNED_MOVES`."""
     if expected is None:
         return moves_to_go
     return min(moves_to_go, max(MIN_PLANNED_MOVES, expected))
@@ -149,21 +109,15 @@ def planned_moves(moves_to_go: int, expected: int | None) -> int:
 
 def stall_margin(stalls_ms: Sequence[float]) -> float:
     """The milliseconds the next search keeps back (besides the Move Overhead) for stalls: the
-    longest of the last :data:`STALL_WINDOW` searches' longest stalls (0 before any search).
-    A busy machine keeps it up; the margin drops within a few moves once the machine is idle."""
+    longest of the last :data:`STALL_WINDOW` searches' longest stalls (0 before any search)."""
     return max(list(stalls_ms)[-STALL_WINDOW:], default=0.0)
 
 
 def latency_sample(clock_ms: int, inc_ms: int, own_ms: float, next_clock_ms: int) -> float | None:
-    """What one move cost beyond the engine's own time (ms), from the clock before it
-    (``clock_ms``, increment ``inc_ms``), the engine's own time for it (``go`` to
-    ``bestmove``) and the clock the next ``go`` gives the same side; None when the clocks do
-    not follow (a new period's time, another game: more than :data:`MAX_LATENCY_MS`).
-
-    The referee charged ``clock + inc - next_clock``; the rest beyond the engine's own time
-    went to pipes, scheduling and the referee's own delays (0 when the referee's rounding
-    makes it negative).
-    """
+    """What one move cost beyond the engine's own time (``own_ms``, ``go`` to ``bestmove``):
+    the referee charged ``clock_ms + inc_ms - next_clock_ms``, the rest went to pipes,
+    scheduling and the referee's delays (0 if rounding makes it negative). None when the
+    clocks do not follow (another period or game: over :data:`MAX_LATENCY_MS`)."""
     charged = clock_ms + inc_ms - next_clock_ms
     if charged < 0:
         return None
@@ -175,22 +129,15 @@ def latency_sample(clock_ms: int, inc_ms: int, own_ms: float, next_clock_ms: int
 
 def latency(samples_ms: Sequence[float]) -> float:
     """The latency a move is expected to cost beyond the engine's own time: the mean of the
-    last :data:`LATENCY_WINDOW` samples (0 before any): each move pays it, so its mean is
-    what drains a clock."""
+    last :data:`LATENCY_WINDOW` samples (0 before any), as each move pays it."""
     recent = list(samples_ms)[-LATENCY_WINDOW:]
     return sum(recent) / len(recent) if recent else 0.0
 
 
 def start_iteration(times: TimeBudget, elapsed_ms: float) -> bool:
-    """Whether to start another iteration ``elapsed_ms`` after the ``go`` arrived.
-
-    Only if the next iteration, predicted to take :data:`NEXT_ITERATION_PERCENT` of the time
-    so far, ends by the soft limit. The prediction is on the short side of the measured
-    iterations on purpose (matches at 5+0.05 preferred it to a longer one): an iteration that
-    runs on still has until the hard limit, where it is aborted. Under ``movetime`` (soft =
-    hard) the same rule ends many searches before the limit, leaving the rest of the move time
-    to the machine's stalls.
-    """
+    """Whether to start another iteration ``elapsed_ms`` after the ``go`` arrived: only if,
+    predicted to take :data:`NEXT_ITERATION_PERCENT` of the time so far, it ends by the soft
+    limit (one that runs on still has until the hard limit)."""
     if times.soft_ms is None:
         return True
     return elapsed_ms * (100 + NEXT_ITERATION_PERCENT) / 100 <= times.soft_ms

@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 from zengine.engine.text import shown
 
@@ -70,6 +70,9 @@ def _bounds_text(low: int | None, high: int | None) -> str:
 MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
 MAX_DEPTH = 1000
+#: The moves a clock without ``movestogo`` is planned for, unless the game plans for fewer
+#: (``SearchParameters.moves_to_go``; measured in docs/search-experiments.md, time management).
+DEFAULT_MOVES_TO_GO = 16
 #: Deepest ``perft`` and ``bench`` accepted, by the protocol and the command line alike: counts
 #: grow some thirtyfold a ply, so far shallower ones already run for ages (Ctrl-C stops them).
 MAX_PERFT = 64
@@ -192,13 +195,6 @@ def format_go(limits: GoLimits, proto: str = "uci") -> str:
             word = _UCI_NAMES.get(f.name, f.name) if proto == "uci" else f.name
             parts += [word, str(value)]
     return " ".join(parts)
-
-
-def with_clock(limits: GoLimits, side: int, time_ms: int, inc_ms: int) -> GoLimits:
-    """``limits`` with ``side``'s clock set (a helper for the referee's clocks)."""
-    if side == 0:
-        return replace(limits, p1time=time_ms, p1inc=inc_ms)
-    return replace(limits, p2time=time_ms, p2inc=inc_ms)
 
 
 # --- scores and info lines -------------------------------------------------------------------

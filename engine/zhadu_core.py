@@ -62,11 +62,8 @@ PLY_MAX = 999_999_999
 CAPTURE: Final = 1 << 10
 PLACE: Final = 1 << 11
 PASS: Final = 1 << 12
-#: Moves a clock without ``movestogo`` is planned for (``SearchParameters.moves_to_go``): a
-#: Zhadu game lasts ~16 moves a side after the setup, and with the default 16 the engine ended
-#: its games of 5+0.05 with a median 3.7 s of its 5 left. 10 won over 16 in 800 games at 5+0.05
-#: from openings/zhadu.txt, +24.3 [+9.2, +39.4] Elo (docs/search.md); fewer (6, 7, 8) never
-#: won, and 7 lost an SPRT(0, 10) against 10: H0 after 309 games, -5.6 +/- 11.4.
+#: Moves a clock without ``movestogo`` is planned for (``SearchParameters.moves_to_go``): Zhadu
+#: games are short, and 10 beat 16 at 5+0.05 where fewer never won (docs/search-experiments.md).
 MOVES_TO_GO = 10
 #: The fewest stones of the side to move with which the search tries a null move.
 NULL_MOVE_STONES: Final = 3

@@ -24,7 +24,7 @@ from zengine.engine.zhadu_core import FULL, SETUP_PLIES, WIN_KINDS, ZhaduCore
 WIN_NEXT = 20_000
 # The weights below are halfway from the previous ones to a Texel fit on 85,615 positions of
 # 2,267 match games at 5+0.05 (`tune records`); accepted by SPRT at 5+0.05, +38.2 +/- 26.4
-# Elo over 254 games (docs/search.md, "Record of evaluation changes").
+# Elo over 254 games (docs/search-experiments.md, "Record of evaluation changes").
 #: Per enemy stone whose capture wins for the side not to move and that it reaches.
 THREAT = 82
 #: Two or more such threats: the mover can parry at most one (unless it captures an attacker).
@@ -37,7 +37,7 @@ TARGET = 175
 MOBILITY = 4
 #: Per stone of the side to move that the other side reaches and whose capture would not win
 #: for it: a Texel fit on 16,806 positions of 1,200 depth-4 self-play games, accepted by SPRT
-#: at 5+0.05 (docs/search.md, "Record of evaluation changes").
+#: at 5+0.05 (docs/search-experiments.md, "Record of evaluation changes").
 CONTACT = 20
 
 

@@ -521,7 +521,7 @@ class ZolaPosition(State):
         to move are left in the game on average, and the last 7 take no time (measured over
         60 games of self-play at 5+0.05: the searches prove the result by then), so
         min(c - 7, c // 2 - 1), at least 1. None on 8x8 and 10x10: their games at 5+0.05
-        already spend the clock planned for 16 moves (docs/search.md)."""
+        already spend the clock planned for 16 moves (docs/search-experiments.md)."""
         if self.g.n != 6:
             return None
         red, blue = self.boards

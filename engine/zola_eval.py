@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 # The weights are halfway from the previous ones to a Texel fit on 15,932 positions of 381
 # match games at 5+0.05 (`tune records`), the two hanging weights as fitted; accepted by SPRT
-# at 5+0.05 (docs/search.md, "Record of evaluation changes").
+# at 5+0.05 (docs/search-experiments.md, "Record of evaluation changes").
 CHECKER = 110
 #: The side to move can take a checker at once (the opponent may recapture: not a full one).
 TEMPO_CAPTURE = 42

@@ -7,17 +7,20 @@ independently of the search; legality is checked against ``legal_moves``.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import random
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 
 import pytest
 from brute_force import wins_within
 
 from zengine.engine import search as search_module
 from zengine.engine.game import State
+from zengine.engine.movepick import staged_moves
 from zengine.engine.search import MATE, MAX_DEPTH, Searcher, SearchInfo, SearchResult, score_of
+from zengine.engine.tt import DEPTH, EXACT, LOWER, MIN_ENTRIES, MOVE, UPPER, Table
 from zengine.engine.values import GoLimits, Score
 from zengine.engine.variants import make_rules, variant_names
 
@@ -468,12 +471,13 @@ def test_an_illegal_table_move_is_never_played(variant: str, only_legal_plays) -
     # meets them from depth 2 on, and the pv walk at depth 1.
     state = random_positions(variant, 1, seed=11)[0]
     searcher = Searcher()
-    table, mask = searcher._table, searcher._mask
+    table = searcher._table
     foreign = make_rules(variant).start().legal_moves()
 
     def poison(at: State) -> None:
         illegal = next(m for m in foreign if m not in at.legal_moves())
-        table[at.key & mask] = (at.key, 0, 0, 0, illegal)
+        table.store(at.key, 0, EXACT, 0, illegal)
+        assert table.probe(at.key) is not None
 
     poison(state)
     for move in state.legal_moves():
@@ -575,3 +579,39 @@ def test_strength_against_random_and_greedy(variant: str) -> None:
             variant, engine, Player(opponent), games=10, jobs=1, emit=lambda _: None
         )
         assert score >= 0.9
+
+
+def test_table_keeps_one_entry_per_slot_and_answers_only_its_key() -> None:
+    table = Table(1)
+    size = len(table.entries)
+    assert size == table.mask + 1 and size & (size - 1) == 0 and size >= MIN_ENTRIES
+    key, other = 12345, 12345 + size  # the same slot
+    table.store(key, 3, LOWER, 70, 9)
+    entry = table.probe(key)
+    assert entry is not None
+    assert entry == (key, 3, LOWER, 70, 9) and entry[DEPTH] == 3 and entry[MOVE] == 9
+    gc.collect()  # an entry of ints is garbage the collector need not follow: it stops tracking it
+    assert not gc.is_tracked(entry)
+    assert table.probe(other) is None
+    table.store(other, 1, UPPER, -5, None)
+    assert table.probe(key) is None and table.probe(other) is not None
+    assert table.hashfull() == 1000 // min(size, 1000)
+    entries = table.entries
+    table.clear()
+    assert table.entries is entries and table.probe(other) is None and table.hashfull() == 0
+
+
+@pytest.mark.parametrize("variant", variant_names())
+@pytest.mark.parametrize("captures_first", [True, False])
+def test_staged_moves_hand_out_every_legal_move_once(variant: str, captures_first: bool) -> None:
+    # The table move first, then (captures first) every capture before any quiet move.
+    for state in random_positions(variant, 6, seed=3):
+        legal = state.legal_moves()
+        tt_move = legal[-1]
+        history: defaultdict[int, int] = defaultdict(int, {m: i for i, m in enumerate(legal)})
+        stages = list(staged_moves(state, tt_move, history, None, None, None, captures_first, True))
+        moves = [m for stage in stages for m in stage]
+        assert moves[0] == tt_move and sorted(moves) == sorted(legal)
+        if captures_first:
+            kinds = [state.is_capture(m) for m in moves[1:]]
+            assert kinds == sorted(kinds, reverse=True)
