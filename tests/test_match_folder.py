@@ -466,13 +466,14 @@ def test_a_game_that_cannot_be_written_stops_the_match_keeping_the_others(
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 20 KiB tmpfs (five pages: config.json, the lock, engines.pids and a page of each games file)."""
+    """A 28 KiB tmpfs (seven pages: config.json, the lock, engines.pids, a page of each games
+    file, the live folder and the live file of the game in progress)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
     disk = tmp_path / "disk"
     disk.mkdir()
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=20k", "tmpfs", str(disk)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=28k", "tmpfs", str(disk)], capture_output=True
     )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode(errors='replace').strip()}")
@@ -535,7 +536,7 @@ def test_a_full_disk_mid_match_stops_cleanly_and_resumes(
 def test_a_full_disk_at_start_is_one_line(
     small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (small_disk / "filler").write_bytes(b"x" * 16384)
+    (small_disk / "filler").write_bytes(b"x" * (24 * 1024))
     folder = small_disk / "m"
     code, out, err = cli([*engines(tmp_path / "log"), "--games", "2", "--out", str(folder)], capsys)
     assert code == ExitReason.WRITE_FAILED.code and out == ""
