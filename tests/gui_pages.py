@@ -28,12 +28,20 @@ def fake(mode: str, *flags: str) -> str:
     return "cmd=" + " ".join([sys.executable, str(FAKE_ENGINE), mode, *flags])
 
 
+def default_sigint() -> None:
+    """In the child before exec: SIGINT as at a prompt, so that Python turns it into Ctrl-C.
+    A suite run in the background (``pytest &``, CI) has SIGINT ignored, and a child would
+    inherit that and never stop on the signal the tests send."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextmanager
 def gui(*args: str, cwd: str | None = None) -> Iterator[str]:
     """Run ``zengine gui ARGS --port 0 --no-browser``; yields its address. At the end it is
     stopped with Ctrl-C's signal and must exit with 130."""
     proc = subprocess.Popen(
         [*builtin_engine(), "gui", *args, "--port", "0", "--no-browser"],
+        preexec_fn=default_sigint,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -13,7 +13,7 @@ import urllib.request
 from urllib.parse import urlsplit
 
 import pytest
-from gui_pages import gui
+from gui_pages import default_sigint, gui
 
 from zengine.tools.referee.config import builtin_engine
 
@@ -130,6 +130,7 @@ def test_without_the_extra_it_says_how_to_install_it():
 def test_another_host_is_warned_of():
     proc = subprocess.Popen(
         [*builtin_engine(), "gui", "--no-browser", "--port", "0", "--host", "127.0.0.2"],
+        preexec_fn=default_sigint,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
