@@ -29,7 +29,7 @@ from math import comb
 from typing import TYPE_CHECKING
 
 from zengine.engine.endgame import NO_VALUE, TableCodec, TableError
-from zengine.engine.zola import CAPTURE, ZolaState, generate_moves
+from zengine.engine.zola import CAPTURE, ZolaPosition, ZolaState, generate_moves
 
 if TYPE_CHECKING:
     from zengine.engine.game import State
@@ -170,14 +170,14 @@ class ZolaTableCodec(TableCodec):
 
     # --- the codec ---------------------------------------------------------------------------
     def material(self, state: State) -> str | None:
-        assert isinstance(state, ZolaState)
+        assert isinstance(state, ZolaPosition)
         own, opp = state.checkers(state.stm), state.checkers(state.stm ^ 1)
         if not own or not opp:
             return None
         return f"{own.bit_count()}v{opp.bit_count()}"
 
     def index(self, state: State) -> int:
-        assert isinstance(state, ZolaState)
+        assert isinstance(state, ZolaPosition)
         own, opp = state.checkers(state.stm), state.checkers(state.stm ^ 1)
         return self.position_index(own.bit_count(), opp.bit_count(), own, opp)
 

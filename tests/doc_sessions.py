@@ -201,6 +201,9 @@ def replay(example: Example) -> list[Reply]:
     script = Script()
     replies: list[Reply] = []
     open_search = False
+    # A search the clock ended leaves a table that depends on the machine's speed: the open
+    # searches after it in the session are no longer the same on every machine.
+    timed = False
     opened = (0, 0, 0)  # the open search's step, first line and deepest line shown
     open_legal: set[str] = set()
     for index, step in enumerate(example.steps):
@@ -223,20 +226,23 @@ def replay(example: Example) -> list[Reply]:
             wait_for_depth(script, start, depth)
         elif not open_search:
             script.finish()  # a bounded search, a perft, a bench: to its last line
+            timed = timed or (word == "go" and not fixed)
         if open_search and word == "ponderhit" and not script.engine.search_unbounded:
             script.finish()  # a ponder search bounded from the ponderhit on: to its bestmove
             open_search = False
             fixed = False
+            timed = True
         lines = script.since(start)
         if open_search:
             fixed = False
             if word == "stop":
                 open_search = False
                 legal = open_legal
-                _settle(replies, opened, script, index)
+                if not timed:
+                    _settle(replies, opened, script, index)
         replies.append(Reply(lines, fixed, legal))
     script.finish()
-    if open_search:  # the session ended with the search open: the end of input stopped it
+    if open_search and not timed:  # the end of input stopped the open search
         _settle(replies, opened, script, len(replies) - 1)
     return replies
 
