@@ -30,10 +30,11 @@ from fake_match import FAKE, cli, fake, pair, running
 
 from zengine.tools.referee import records, runner
 from zengine.tools.referee.config import ConfigError
+from zengine.tools.referee.folder import FolderLock
 from zengine.tools.referee.match import run_match
 from zengine.tools.referee.process_tree import all_procs, autogroups_on, read_proc
 from zengine.tools.referee.records import append_line, read_games, write_atomic
-from zengine.tools.referee.runner import ExitReason, FolderLock
+from zengine.tools.referee.runner import ExitReason
 from zengine.tools.referee.summary import count_games
 
 #: Generous: each wait is for something a sound machine does in well under a second.
@@ -151,7 +152,7 @@ def test_the_lock_goes_with_its_process(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from zengine.tools.referee.runner import FolderLock;"
+            "import sys, time; from pathlib import Path; from zengine.tools.referee.folder import FolderLock;"
             "FolderLock(Path(sys.argv[1])); print('locked', flush=True); time.sleep(120)",
             str(folder),
         ],

@@ -17,9 +17,9 @@ from typing import Any
 
 from zengine.engine.game import GameError, Rules
 from zengine.tools.referee.config import ConfigError
+from zengine.tools.referee.folder import GAMES_FILE, read_config
 from zengine.tools.referee.progress import LIVE_DIR, read_live
 from zengine.tools.referee.records import GameRecord, read_games
-from zengine.tools.referee.runner import GAMES_FILE, read_config
 
 #: How often the folder is looked at, in seconds.
 LOOK_EVERY_S = 0.25

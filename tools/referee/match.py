@@ -6,7 +6,8 @@ are stored in the output directory; the schedule is a pure function of them, so 
 --resume DIR`` plays exactly the games still missing. See docs/referee.md.
 
 The referee's parts: :mod:`tools.referee.options` (the command line, one table) and
-:mod:`tools.referee.config` (the settings as dataclasses), :mod:`tools.referee.runner` (the
+:mod:`tools.referee.config` (the settings as dataclasses), :mod:`tools.referee.folder` (the
+output folder: its files, lock, checks and ``config.json``), :mod:`tools.referee.runner` (the
 coordinator), :mod:`tools.referee.play` (one scheduled game, the worker's side),
 :mod:`tools.referee.game` (one game between two processes), :mod:`tools.referee.records`,
 :mod:`tools.referee.tally` and :mod:`tools.referee.summary` (records and statistics),
@@ -28,6 +29,15 @@ from zengine.cli import fail
 from zengine.engine.text import shown
 from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind, check_commands
+from zengine.tools.referee.folder import (
+    CONFIG_FILE,
+    FolderLock,
+    check_not_foreign,
+    check_unused,
+    new_out_dir,
+    read_config,
+    write_config,
+)
 from zengine.tools.referee.live import LiveOutput, print_line
 from zengine.tools.referee.options import (
     NOT_FIELDS,
@@ -38,18 +48,7 @@ from zengine.tools.referee.options import (
     split_options,
 )
 from zengine.tools.referee.process_tree import autogroups_on, run_in_own_session
-from zengine.tools.referee.runner import (
-    CONFIG_FILE,
-    ExitReason,
-    FolderLock,
-    Match,
-    RunResult,
-    check_not_foreign,
-    check_unused,
-    new_out_dir,
-    read_config,
-    write_config,
-)
+from zengine.tools.referee.runner import ExitReason, Match, RunResult
 from zengine.tools.referee.schedule import OpeningError, match_schedule, openings_digest
 
 if TYPE_CHECKING:
