@@ -41,8 +41,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 from zengine import DISTRIBUTION
 from zengine.engine.values import TextError, parse_int
-from zengine.tools.referee.config import MAX_CONCURRENCY, ConfigError, MatchConfig, builtin_engine
-from zengine.tools.referee.engine_client import EngineError, EngineProcess, StderrLog
+from zengine.tools.referee.config import MAX_CONCURRENCY, ConfigError, MatchConfig
+from zengine.tools.referee.engine_client import (
+    EngineError,
+    EngineProcess,
+    StderrLog,
+    builtin_engine,
+)
 from zengine.tools.referee.folder import STDERR_FILE, TRAFFIC_FILE
 from zengine.tools.referee.play import (
     EngineKeeper,

@@ -5,7 +5,8 @@
 adjudication and the SPRT. Every value is checked where its dataclass is built
 (``__post_init__``), so the command line (:mod:`tools.referee.options`, one table of options)
 and ``config.json`` (:meth:`MatchConfig.from_json`, for ``--resume``; written and read from the
-fields by :mod:`tools.referee.datajson`) pass the same checks; the words people write are read
+fields by :mod:`tools.referee.datajson`, an earlier version's made today's by
+:mod:`tools.referee.upgrade`) pass the same checks; the words people write are read
 by :mod:`tools.referee.words`. Times are milliseconds inside, seconds in the text people write.
 Everything here is plain, picklable data: a worker in another process can be handed a
 :class:`MatchConfig`.
@@ -19,11 +20,8 @@ import json
 import os
 import re
 import shlex
-import shutil
-import stat
-import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,7 @@ from zengine.engine.values import (
 from zengine.engine.variants import make_rules
 from zengine.tools.referee import datajson
 from zengine.tools.referee.datajson import Codec, json_field
+from zengine.tools.referee.upgrade import drop_later_defaults, upgraded
 from zengine.tools.referee.words import (
     ConfigError,
     key_values,
@@ -340,49 +339,6 @@ class EngineConfig:
 
     def describe(self) -> str:
         return f"{self.name} ({shlex.join(self.cmd)}, {self.proto.value})"
-
-
-def builtin_engine() -> list[str]:
-    """The command of the built-in engine: the ``zengine`` script of this installation."""
-    beside = Path(sys.executable).with_name("zengine")
-    if beside.exists():
-        return [str(beside)]
-    found = shutil.which("zengine")
-    if found:
-        return [found]
-    return [sys.executable, "-m", "zengine"]
-
-
-def check_commands(engines: Sequence[EngineConfig]) -> None:
-    """Check that every engine's program exists and may be run (and its ``dir=`` exists), so
-    that a typo is one line before the match starts, not a forfeit of the first game.
-
-    The program is the first word of ``cmd``: a path (relative to ``dir=`` if given, as the
-    process will be started there) or a name looked up on PATH."""
-    for engine in engines:
-        where = f"--engine {shown_value(engine.name)}"
-        workdir = engine.workdir
-        if workdir is not None and not os.path.isdir(workdir):
-            raise ConfigError(f"{where}: dir={shown_value(workdir)}: no such directory")
-        program = engine.cmd[0]
-        if "/" not in program:
-            if shutil.which(program) is None:
-                raise ConfigError(
-                    f"{where}: cmd={shown_value(program)}: no such program on PATH (give its path)"
-                )
-            continue
-        path = os.path.join(workdir or "", program)
-        try:
-            is_file = stat.S_ISREG(os.stat(path).st_mode)
-        except OSError as exc:
-            raise ConfigError(f"{where}: cmd={shown_value(program)}: {exc.strerror}") from None
-        if not is_file:
-            raise ConfigError(f"{where}: cmd={shown_value(program)}: not a file")
-        if not os.access(path, os.X_OK):
-            raise ConfigError(
-                f"{where}: cmd={shown_value(program)}: not executable (make it so, or run it "
-                'through its interpreter: cmd="python3 engine.py")'
-            )
 
 
 # --- openings, adjudication, SPRT ---------------------------------------------------------------
@@ -778,7 +734,7 @@ class MatchConfig:
     def from_json(data: Any) -> MatchConfig:
         """The configuration of ``config.json`` (also as older versions wrote it)."""
         try:
-            return datajson.from_json(MatchConfig, _upgraded(data), "configuration")
+            return datajson.from_json(MatchConfig, upgraded(data), "configuration")
         except datajson.ShapeError as exc:
             raise ConfigError(str(exc)) from None
 
@@ -787,9 +743,7 @@ class MatchConfig:
         tagged ``run`` (concurrency, commands, timeouts, the output...). Kept in config.json
         when a match starts, so that a resume of an edited folder does not mix two matches."""
         shaping = datajson.to_json(self, keep=lambda f: not datajson.tag(f, "run"))
-        _drop_later_defaults(shaping, _LATER_MATCH)
-        for engine in shaping["engines"]:
-            _drop_later_defaults(engine, _LATER_ENGINE)
+        drop_later_defaults(shaping)
         return hashlib.sha256(json.dumps(shaping, sort_keys=True).encode()).hexdigest()
 
     def in_start_dir(self) -> MatchConfig:
@@ -806,46 +760,3 @@ class MatchConfig:
             for e in self.engines
         )
         return replace(self, engines=engines)
-
-
-#: Settings added after digests were first kept (cutechess's -repeat, -noswap, -reverse,
-#: -site; initstr=, whitepov): at these values they are left out of the digest, so that a
-#: folder of an earlier version, which has none of them, still resumes.
-_LATER_MATCH: dict[str, Any] = {"repeat": 2, "swap": True, "reverse": False, "site": "?"}
-_LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False}
-
-
-def _drop_later_defaults(data: dict[str, Any], later: Mapping[str, Any]) -> None:
-    for key, value in later.items():
-        if key in data and data[key] == value:
-            del data[key]
-
-
-def _upgraded(data: Any) -> Any:
-    """config.json as earlier versions wrote it, in today's form: the timeouts once for the
-    whole match (each engine has its own now), an openings' ``plies`` and ``start`` as text."""
-    if not isinstance(data, Mapping):
-        return data
-    data = dict(data)
-    shared = data.pop("timeout", None)
-    engines = data.get("engines")
-    if isinstance(engines, list):
-        data["engines"] = [_engine_upgraded(e, shared) for e in engines]
-    openings = data.get("openings")
-    if isinstance(openings, Mapping):
-        data["openings"] = {
-            k: int(v) if k in ("plies", "start") and _digits(v) else v for k, v in openings.items()
-        }
-    return data
-
-
-def _engine_upgraded(engine: Any, shared: Any) -> Any:
-    """An engine with no timeouts of its own takes the match's (none: the defaults)."""
-    if not isinstance(engine, Mapping) or engine.get("timeout") is not None:
-        return engine
-    rest = {k: v for k, v in engine.items() if k != "timeout"}
-    return rest if shared is None else {**rest, "timeout": shared}
-
-
-def _digits(value: Any) -> bool:
-    return isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10

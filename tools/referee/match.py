@@ -28,7 +28,8 @@ import click
 from zengine.cli import fail
 from zengine.engine.text import shown
 from zengine.engine.variants import variant_names
-from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind, check_commands
+from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind
+from zengine.tools.referee.engine_client import check_commands
 from zengine.tools.referee.folder import (
     CONFIG_FILE,
     FolderLock,

@@ -44,8 +44,8 @@ from zengine.tools.referee.config import (
     SprtConfig,
     Timeouts,
     Tournament,
-    builtin_engine,
 )
+from zengine.tools.referee.engine_client import builtin_engine
 from zengine.tools.referee.words import (
     ConfigError,
     key_values,
