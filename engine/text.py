@@ -8,6 +8,7 @@ and pages. Each helper here answers one need:
   (an escape sequence must not act on the user's terminal);
 * :func:`one_line`: text inside one protocol reply line, single-spaced and bounded;
 * :func:`quoted`: an engine's line quoted in a reason, with its length when cut;
+* :func:`clipped`: a long command the referee wrote, cut for a reason that gives its size itself;
 * :func:`writable`: text for a record line (PGN), with what no line can carry replaced.
 """
 
@@ -23,7 +24,8 @@ _UNWRITABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 
 def shown(text: str, limit: int = 40) -> str:
-    """``text`` cut to ``limit`` characters for an error message, control characters escaped."""
+    """``text`` cut to ``limit`` characters for an error message, control characters escaped.
+    A limit of 300 keeps a path or a command whole (the referee's configuration errors)."""
     cut = text if len(text) <= limit else text[: limit - 3] + "..."
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
 
@@ -46,6 +48,15 @@ def quoted(text: str, limit: int = 120) -> str:
     """A line quoted in a reason: stripped, printable, and cut with its length if long."""
     text = printable(text.strip())
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def clipped(text: str) -> str:
+    """A long line cut to its start and an ellipsis (past 60 characters), control characters
+    as ``?``: for a command the referee wrote, quoted in a reason that gives its size in bytes
+    itself (``'position ...' (5000 bytes) not taken``). An engine's own line is :func:`quoted`,
+    which adds its length."""
+    text = printable(text)
+    return text if len(text) <= 60 else f"{text[:40]}..."
 
 
 def writable(text: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from zengine.engine.game import GameError, Rules
+from zengine.engine.text import shown
 from zengine.engine.values import (
     MAX_DEPTH,
     MAX_MS,
@@ -47,7 +48,6 @@ from zengine.tools.referee.words import (
     read_int,
     read_real,
     read_seconds,
-    shown_value,
     within_range,
 )
 
@@ -102,7 +102,7 @@ class TimeControl:
     def parse(text: str) -> TimeControl:
         """Cutechess syntax: ``40/60``, ``10+0.1``, ``1:30+1``, ``40/5:00+2`` (seconds); ``0/``
         (or no ``moves/``): one period for the whole game."""
-        written = f"tc={shown_value(text)}"
+        written = f"tc={shown(text, 300)}"
         match = _TC_RE.fullmatch(text.strip())
         if not match:
             raise ConfigError(
@@ -262,7 +262,7 @@ class Timeouts:
         unknown = sorted(set(keys) - set(self.KEYS))
         if unknown:
             raise ConfigError(
-                f"{prefix.strip()}: unknown key {shown_value(unknown[0])} (keys: {', '.join(self.KEYS)})"
+                f"{prefix.strip()}: unknown key {shown(unknown[0], 300)} (keys: {', '.join(self.KEYS)})"
             )
         values = {
             k: read_seconds(f"{prefix}{k}=", v, _TIMEOUT_LOWEST[k], MAX_TIMEOUT_S)
@@ -389,7 +389,7 @@ class OpeningsConfig:
             raise ConfigError("openings sha256: must be 64 lowercase hexadecimal digits")
         if self.order not in ("sequential", "random"):
             raise ConfigError(
-                f"--openings order={shown_value(self.order)}: must be sequential or random"
+                f"--openings order={shown(self.order, 300)}: must be sequential or random"
             )
         if not 1 <= self.start <= MAX_GAMES:
             raise ConfigError(
@@ -594,7 +594,7 @@ class Tournament(enum.Enum):
                 "use round-robin or gauntlet"
             )
         raise ConfigError(
-            f"--tournament {shown_value(text)}: must be round-robin or gauntlet"
+            f"--tournament {shown(text, 300)}: must be round-robin or gauntlet"
         ) from None
 
 
@@ -719,7 +719,7 @@ class MatchConfig:
         try:
             return make_rules(self.variant, self.rules)
         except GameError as exc:
-            raise ConfigError(f"--variant/--rule: {shown_value(str(exc))}") from None
+            raise ConfigError(f"--variant/--rule: {shown(str(exc), 300)}") from None
 
     @property
     def names(self) -> tuple[str, ...]:

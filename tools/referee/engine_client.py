@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from zengine.engine.text import printable
+from zengine.engine.text import clipped, printable, shown
 from zengine.tools.referee.config import EngineConfig
 from zengine.tools.referee.process_tree import (
     TAG_VARIABLE,
@@ -62,7 +62,7 @@ from zengine.tools.referee.process_tree import (
     stop_processes,
 )
 from zengine.tools.referee.terminations import Termination
-from zengine.tools.referee.words import ConfigError, shown_value
+from zengine.tools.referee.words import ConfigError
 
 #: Longest line kept of an engine's output, in characters; the rest of a longer line is dropped.
 MAX_LINE = 1 << 16
@@ -470,7 +470,7 @@ class EngineProcess:
                     raise EngineError(
                         Termination.STALL,
                         self.name,
-                        f"did not read its input: '{_short(line)}' ({len(line) + 1} bytes)"
+                        f"did not read its input: '{clipped(line)}' ({len(line) + 1} bytes)"
                         f" not taken within {timeout:g} s",
                         writing=True,
                     )
@@ -690,11 +690,6 @@ def _label(data: bytes, prefix: bytes) -> bytes:
     return prefix + data[:-1].replace(b"\n", b"\n" + prefix) + b"\n"
 
 
-def _short(line: str) -> str:
-    """A long command shortened for a reason: its start, an ellipsis and its length."""
-    return line if len(line) <= 60 else f"{line[:40]}..."
-
-
 # --- before a match: the engines' programs ------------------------------------------------------
 
 
@@ -716,26 +711,26 @@ def check_commands(engines: Sequence[EngineConfig]) -> None:
     The program is the first word of ``cmd``: a path (relative to ``dir=`` if given, as the
     process will be started there) or a name looked up on PATH."""
     for engine in engines:
-        where = f"--engine {shown_value(engine.name)}"
+        where = f"--engine {shown(engine.name, 300)}"
         workdir = engine.workdir
         if workdir is not None and not os.path.isdir(workdir):
-            raise ConfigError(f"{where}: dir={shown_value(workdir)}: no such directory")
+            raise ConfigError(f"{where}: dir={shown(workdir, 300)}: no such directory")
         program = engine.cmd[0]
         if "/" not in program:
             if shutil.which(program) is None:
                 raise ConfigError(
-                    f"{where}: cmd={shown_value(program)}: no such program on PATH (give its path)"
+                    f"{where}: cmd={shown(program, 300)}: no such program on PATH (give its path)"
                 )
             continue
         path = os.path.join(workdir or "", program)
         try:
             is_file = stat.S_ISREG(os.stat(path).st_mode)
         except OSError as exc:
-            raise ConfigError(f"{where}: cmd={shown_value(program)}: {exc.strerror}") from None
+            raise ConfigError(f"{where}: cmd={shown(program, 300)}: {exc.strerror}") from None
         if not is_file:
-            raise ConfigError(f"{where}: cmd={shown_value(program)}: not a file")
+            raise ConfigError(f"{where}: cmd={shown(program, 300)}: not a file")
         if not os.access(path, os.X_OK):
             raise ConfigError(
-                f"{where}: cmd={shown_value(program)}: not executable (make it so, or run it "
+                f"{where}: cmd={shown(program, 300)}: not executable (make it so, or run it "
                 'through its interpreter: cmd="python3 engine.py")'
             )

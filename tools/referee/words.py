@@ -26,12 +26,7 @@ def as_written(what: str, text: str) -> str:
     """``st=`` + ``inf`` -> ``st=inf``; ``--games`` + ``x`` -> ``--games x`` (text made safe to
     print: control characters escaped, cut if very long)."""
     space = what.startswith("--") and not what.endswith(("=", "."))
-    return f"{what}{' ' if space else ''}{shown_value(text)}"
-
-
-def shown_value(text: str) -> str:
-    """A value for a message: escaped, and cut only if very long (paths stay whole)."""
-    return shown(text, 300)
+    return f"{what}{' ' if space else ''}{shown(text, 300)}"
 
 
 def read_int(what: str, text: str, low: int, high: int, unit: str = "") -> int:
@@ -136,15 +131,15 @@ def key_values(
             elif positional is not None and number == 0:
                 key, value = positional, word
             else:
-                raise ConfigError(f"--{option}: '{shown_value(word)}' is not key=value")
+                raise ConfigError(f"--{option}: '{shown(word, 300)}' is not key=value")
         if not key:
-            raise ConfigError(f"--{option}: '{shown_value(word)}' has no key")
+            raise ConfigError(f"--{option}: '{shown(word, 300)}' has no key")
         key = key if key.startswith("option.") else key.lower()
         if key in many:
             out[key] = shlex.join([*shlex.split(out.get(key, "")), value])
             continue
         if key in out:
-            raise ConfigError(f"--{option}: {shown_value(key)} is given twice (give it once)")
+            raise ConfigError(f"--{option}: {shown(key, 300)} is given twice (give it once)")
         out[key] = value
     return out
 
@@ -155,7 +150,7 @@ def no_extra(option: str, kv: Mapping[str, str], allowed: set[str]) -> None:
     if extra:
         raise ConfigError(
             f"--{option}: unknown key{'s' if len(extra) > 1 else ''} "
-            f"{', '.join(shown_value(k) for k in sorted(extra))} "
+            f"{', '.join(shown(k, 300) for k in sorted(extra))} "
             f"(keys: {', '.join(sorted(allowed))})"
         )
 
