@@ -9,11 +9,13 @@ and pages. Each helper here answers one need:
 * :func:`one_line`: text inside one protocol reply line, single-spaced and bounded;
 * :func:`quoted`: an engine's line quoted in a reason, with its length when cut;
 * :func:`clipped`: a long command the referee wrote, cut for a reason that gives its size itself;
+* :func:`json_quoted`: a key or value of a JSON file in a message, spelled as the file has it;
 * :func:`writable`: text for a record line (PGN), with what no line can carry replaced.
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 #: What replaces a character a record line cannot carry.
@@ -57,6 +59,12 @@ def clipped(text: str) -> str:
     which adds its length."""
     text = printable(text)
     return text if len(text) <= 60 else f"{text[:40]}..."
+
+
+def json_quoted(text: str) -> str:
+    """A string read from a JSON file (``config.json``) for a message: in double quotes and
+    escaped as JSON writes it (a line break cannot start a line), cut to 80 characters."""
+    return json.dumps(text[:80])
 
 
 def writable(text: str) -> str:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
+
+from zengine.engine.text import json_quoted
 
 T = TypeVar("T")
 
@@ -138,7 +139,7 @@ def _object(
     unknown = [k for k in data if k not in known]
     if unknown and not owned:
         if not key:
-            raise ShapeError(f"the {what} has an unknown key {_quoted(unknown[0])}")
+            raise ShapeError(f"the {what} has an unknown key {json_quoted(unknown[0])}")
         raise ShapeError(f"{what}: '{key}' is not an object of {', '.join(known)}")
     values: dict[str, Any] = {}
     for f in dataclasses.fields(kind):
@@ -185,7 +186,7 @@ def _value(hint: Any, raw: Any, what: str, key: str, label: str) -> Any:
             known = ", ".join(str(m.value) for m in hint)
             if not isinstance(raw, str):
                 raise ShapeError(f"{what}: '{key}' is not one of {known}") from None
-            raise ShapeError(f"unknown {label} {_quoted(raw)} (one of: {known})") from None
+            raise ShapeError(f"unknown {label} {json_quoted(raw)} (one of: {known})") from None
     if origin is tuple:
         if not isinstance(raw, list):
             raise ShapeError(f"{what}: '{key}' is not a list of {_plural(args[0])}")
@@ -228,11 +229,6 @@ def _scalar(hint: Any, raw: Any, what: str, key: str) -> Any:
             return raw
         raise ShapeError(f"{what}: '{key}' is not a string")
     raise TypeError(f"no JSON form for {hint!r}")  # a field of a type this module does not read
-
-
-def _quoted(text: str) -> str:
-    """Outside text for a message: quoted, escaped (a line break cannot start a line), short."""
-    return json.dumps(text[:80])
 
 
 def _plural(hint: Any) -> str:
