@@ -313,9 +313,9 @@ class Searcher:
         ``on_info`` is called after every completed iteration (with :attr:`multipv` above 1,
         once per line, the best first, ``multipv`` 1, 2, ...), and for an aborted one whose
         best move is played (one line only): the result's ``best`` is always the first move of
-        the last best line reported. ``start`` is the :func:`time.perf_counter` time the time limits count from
-        (when the ``go`` arrived; default: now). ``limits.searchmoves`` is not read: the caller
-        turns move texts into ``moves``.
+        the last best line reported. ``start`` is the :func:`time.perf_counter` time the time
+        limits count from (when the ``go`` arrived; default: now). ``limits.searchmoves`` is not
+        read: the caller turns move texts into ``moves``.
         """
         unbounded = limits.unbounded(state.side_to_move)
         if unbounded and stop is None:
