@@ -41,7 +41,7 @@ from zengine.engine.game import (
     legal_moves_text,
     sorted_moves,
 )
-from zengine.engine.values import GoLimits, Info, TextError, parse_int
+from zengine.engine.values import MAX_MULTIPV, GoLimits, Info, TextError, parse_int
 from zengine.engine.variants import make_rules, resolve, rule_options, variant_names
 
 if TYPE_CHECKING:  # the search and the tables are imported on first use (a fast start)
@@ -106,6 +106,7 @@ def options() -> list[Option]:
         Option("Move Overhead", "spin", 30, 0, 5000),
         Option("Seed", "spin", 0, 0, 2147483647),
         Option("Ponder", "check", "false"),
+        Option("MultiPV", "spin", 1, 1, MAX_MULTIPV),
         Option(TABLE_PATH, "string", ""),
     ]
 
@@ -405,6 +406,8 @@ class Engine:
                 searcher.seed = number
             elif key == "move overhead":
                 searcher.overhead_ms = number
+            elif key == "multipv":
+                searcher.multipv = number
 
     def _follow_rule_default(self, key: str, number: int) -> None:
         """Apply a changed rule default to the current game, unless its rule was given."""
@@ -440,6 +443,7 @@ class Engine:
                 hash_mb=int(self._values["hash"]),
                 seed=int(self._values["seed"]),
                 overhead_ms=int(self._values["move overhead"]),
+                multipv=int(self._values["multipv"]),
             )
         return self._searcher
 
@@ -536,7 +540,8 @@ class Engine:
         """Start a search of the current position in the background.
 
         ``limits.searchmoves`` are checked here first (a text that is no legal move raises the
-        game's error and starts nothing). ``on_info(info)`` is called for every iteration,
+        game's error and starts nothing). ``on_info(info)`` is called for every iteration
+        (with the option MultiPV above 1, once for each of its lines, the best first),
         ``on_done(best)`` exactly once, with the best move's text, or None (at once, on this
         thread) if the game is over or there is no position. A search unbounded for the side to
         move (:meth:`GoLimits.unbounded`) reports only when stopped. The time limits count from
@@ -604,7 +609,8 @@ class Engine:
 
         def report(info: SearchInfo) -> None:
             texts = pv_texts(texts_of, info.pv)
-            line[:] = texts
+            if info.multipv is None or info.multipv == 1:
+                line[:] = texts  # the best line: its second move is the reply to ponder on
             on_info(info_of(info, texts))
 
         try:
@@ -832,6 +838,7 @@ def info_of(info: SearchInfo, pv: list[str]) -> Info:
         hashfull=info.hashfull,
         pv=tuple(pv),
         tbhits=info.tbhits,
+        multipv=info.multipv,
     )
 
 

@@ -17,6 +17,10 @@ the static evaluation its caller hands it (``rules.evaluation()``) and the game'
 * Limits (:class:`~zengine.engine.values.GoLimits`, a stop event, a restricted root) are checked
   every few nodes; the node limit is exact once depth 1 is complete (depth 1 always completes).
   An unbounded search (:meth:`GoLimits.unbounded`) reports only once it is told to stop.
+* MultiPV (``Searcher.multipv`` lines above 1): each iteration searches the root again for
+  every further line with the first moves of the lines before it left out, each in a window of
+  its own, as Stockfish does; the exclusion is at the root only, so the tree below is the
+  search's own.
 
 :class:`Searcher` keeps what outlives one search (table, killers, history); each ``search``
 makes a :class:`_Search` that holds one search's state and runs it.
@@ -36,7 +40,6 @@ from zengine.engine.endgame import (
     EndgameTables,
     after_move,
     best_line,
-    better_after,
     table_line,
 )
 from zengine.engine.game import State
@@ -133,6 +136,9 @@ class SearchInfo:
     pv: list[int] = field(default_factory=list)
     #: Positions found in the endgame tables (None: the search has none).
     tbhits: int | None = None
+    #: The line's rank among the iteration's lines (1: the best), or None when the search
+    #: reports one line per iteration (MultiPV 1: the line says nothing of it).
+    multipv: int | None = None
 
 
 @dataclass
@@ -195,6 +201,18 @@ def reduction(
     return plies
 
 
+class RootLine:
+    """One of an iteration's lines under MultiPV: its first move, score, pv and seldepth."""
+
+    __slots__ = ("move", "pv", "seldepth", "value")
+
+    def __init__(self, move: int, value: int, pv: list[int], seldepth: int) -> None:
+        self.move = move
+        self.value = value
+        self.pv = pv
+        self.seldepth = seldepth
+
+
 class _Abort(Exception):
     """Raised inside the tree when a limit is reached; unwinds to :meth:`_Search.iterate`."""
 
@@ -202,9 +220,14 @@ class _Abort(Exception):
 class Searcher:
     """The search with what outlives one search: transposition table, killers, history."""
 
-    def __init__(self, hash_mb: int = 16, seed: int = 0, overhead_ms: int = 30) -> None:
+    def __init__(
+        self, hash_mb: int = 16, seed: int = 0, overhead_ms: int = 30, multipv: int = 1
+    ) -> None:
         #: Seeds the shuffle of the root moves (0: no shuffle, the generation order decides).
         self.seed = seed
+        #: The best lines reported per iteration (the MultiPV option), each with another
+        #: first move; 1 is the plain search.
+        self.multipv = multipv
         #: Milliseconds kept back from every time limit (the Move Overhead option).
         self.overhead_ms = overhead_ms
         #: The longest stall of each recent search (ms): the time between two looks at the
@@ -287,11 +310,12 @@ class Searcher:
         restricts the root to those of them that are legal (all moves if none is); ``stop``
         ends the search once set, and is needed when the limits are unbounded for the side to
         move (:meth:`GoLimits.unbounded`): such a search returns only after ``stop`` is set.
-        ``on_info`` is called after every completed iteration, and for an aborted one whose
-        best move is played: the result's ``best`` is always the first move of the last ``pv``
-        reported. ``start`` is the :func:`time.perf_counter` time the time limits count from
-        (when the ``go`` arrived; default: now). ``limits.searchmoves`` is not read: the caller
-        turns move texts into ``moves``.
+        ``on_info`` is called after every completed iteration (with :attr:`multipv` above 1,
+        once per line, the best first, ``multipv`` 1, 2, ...), and for an aborted one whose
+        best move is played (one line only): the result's ``best`` is always the first move of
+        the last best line reported. ``start`` is the :func:`time.perf_counter` time the time
+        limits count from (when the ``go`` arrived; default: now). ``limits.searchmoves`` is not
+        read: the caller turns move texts into ``moves``.
         """
         unbounded = limits.unbounded(state.side_to_move)
         if unbounded and stop is None:
@@ -340,38 +364,46 @@ class Searcher:
     ) -> SearchResult | None:
         """At a position of the endgame tables: the move that keeps the exact distance to the
         end (the shortest win, else the longest loss; the first of equals in ``moves``), its
-        score as a mate and the line of the tables; None if a move leads out of them."""
+        score as a mate and the line of the tables; None if a move leads out of them. With
+        :attr:`multipv` above 1, the next best moves are reported too, each with its line."""
         hits = tables.hits
         if tables.probe(state) is None:
             return None
-        best_move, best_after = None, 0
+        ranked: list[tuple[int, int]] = []  # (score, move)
         for move in moves:
             after = after_move(tables, state, move)
             if after is None:
                 return None
-            if best_move is None or better_after(after, best_after):
-                best_move, best_after = move, after
-        assert best_move is not None  # the game is not over: there is a move
-        plies = best_after + 1
-        value = MATE - plies if plies & 1 else plies - MATE
-        pv = [best_move, *table_line(tables, state, best_move)]
+            plies = after + 1
+            ranked.append((MATE - plies if plies & 1 else plies - MATE, move))
+        # Stable: equals keep their order in ``moves`` (a higher score is a shorter win or a
+        # longer loss, as the tables rank moves).
+        ranked.sort(key=lambda row: -row[0])
+        count = min(self.multipv, len(ranked))
+        lines = [
+            (value, [move, *table_line(tables, state, move)]) for value, move in ranked[:count]
+        ]
         elapsed = time.perf_counter() - start
         nodes = len(moves) + 1
         if on_info is not None:
-            on_info(
-                SearchInfo(
-                    depth=1,
-                    seldepth=len(pv),
-                    score=score_of(value),
-                    nodes=nodes,
-                    nps=int(nodes / elapsed) if elapsed > 0 else 0,
-                    time_ms=int(elapsed * 1000),
-                    hashfull=self.hashfull(),
-                    pv=pv,
-                    tbhits=tables.hits - hits,
+            for rank in range(count):
+                value, pv = lines[rank]
+                on_info(
+                    SearchInfo(
+                        depth=1,
+                        seldepth=len(pv),
+                        score=score_of(value),
+                        nodes=nodes,
+                        nps=int(nodes / elapsed) if elapsed > 0 else 0,
+                        time_ms=int(elapsed * 1000),
+                        hashfull=self.hashfull(),
+                        pv=pv,
+                        tbhits=tables.hits - hits,
+                        multipv=rank + 1 if self.multipv > 1 else None,
+                    )
                 )
-            )
-        return SearchResult(best_move, score_of(value), 1, nodes, pv)
+        value, pv = lines[0]
+        return SearchResult(pv[0], score_of(value), 1, nodes, pv)
 
 
 class _Search:
@@ -404,6 +436,7 @@ class _Search:
         "max_depth",
         "max_qdepth",
         "may_abort",
+        "multipv",
         "next_check",
         "node_limit",
         "nodes",
@@ -412,6 +445,7 @@ class _Search:
         "path",
         "played",
         "probe",
+        "ranked",
         "root_moves",
         "searcher",
         "seldepth",
@@ -461,6 +495,10 @@ class _Search:
         #: Per ply: whether the node there follows a null move (no second one in a row).
         self.null_child = [False] * (MAX_PLY + 2)
         self.root_moves = root_moves
+        #: The lines each iteration reports (MultiPV, at most one per root move), and whether
+        #: they are numbered (``multipv`` i: whenever MultiPV is above 1, also for one move).
+        self.multipv = max(1, min(searcher.multipv, len(root_moves)))
+        self.ranked = searcher.multipv > 1
         parameters = state.rules.search_parameters()
         self.max_qdepth = parameters.quiescence_depth
         self.equal_captures = parameters.equal_captures
@@ -515,46 +553,41 @@ class _Search:
         :meth:`check`). A later iteration cut short by a limit still counts its best root move
         if that was searched to the end and beat the previous best (which is searched first);
         it is then reported like a completed iteration, so the move played is always the first
-        of the last pv reported. From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION``
-        around the last score, widened to the full window on the side that failed. A bounded search ends by itself
-        after its limits, a forced single move under a clock, or a proven mate; an unbounded
-        one reports only once ``stop`` is set, however early it runs out of work.
+        of the last pv reported. Each root search is in an aspiration window (:meth:`aspire`).
+        A bounded search ends by itself after its limits, a forced single move under a clock,
+        or a proven mate; an unbounded one reports only once ``stop`` is set, however early it
+        runs out of work.
+
+        With MultiPV (:attr:`multipv` above 1) every completed iteration reports its lines
+        (:meth:`more_lines`), ranked; an iteration cut short reports nothing, and the best move
+        stays the first of the last lines reported.
         """
         st = self.state
-        root_moves = self.root_moves
+        root_moves = self.root_moves  # reordered in place by each iteration
         best_move = root_moves[0]
         best_value = 0
         completed = 0
         pv: list[int] = [best_move]
+        #: With MultiPV: the lines of the last completed iteration, best first.
+        lines: list[RootLine] = []
         for depth in range(1, self.max_depth + 1):
             self.may_abort = depth > 1
             if depth > 1 and self.enough_before():
                 break
-            # Typed as the attribute, not as None: mypy would narrow the attribute to None past
-            # the calls that set it, and a mypyc-compiled build trusts that narrowing.
-            self.found_move = cast("int | None", None)
             self.seldepth = 0
             self.extend_below = 2 * depth
             self.next_check = self.nodes + self.check_every
             if self.may_abort and self.node_limit is not None and self.next_check > self.node_limit:
                 self.next_check = self.node_limit
             try:
-                if depth >= ASPIRATION_DEPTH and abs(best_value) < MATE_BOUND:
-                    low, high = best_value - ASPIRATION, best_value + ASPIRATION
-                    while True:
-                        self.found_move = cast("int | None", None)
-                        value = self.root(depth, low, high)
-                        if value <= low:
-                            low = -INF
-                        elif value >= high:
-                            high = INF
-                        else:
-                            break
-                else:
-                    value = self.root(depth, -INF, INF)
+                value = self.aspire(depth, best_value, root_moves)
                 self.table.store(st.key, depth, EXACT, value, self.found_move)
+                if self.multipv > 1:
+                    lines = self.more_lines(depth, value, lines)
             except _Abort:
                 found = self.found_move
+                if self.multipv > 1:
+                    break  # the lines of the last completed iteration stand, and their best
                 if found is not None and found != best_move:
                     # A move searched to the end at this depth beat the previous best (searched
                     # first): it is played, so its line is reported first (bestmove is always
@@ -563,11 +596,16 @@ class _Search:
                     pv = self.pv(best_move, depth)
                     self.report(depth, best_value, pv)
                 break
-            assert self.found_move is not None  # the full window always finds a best move
-            best_move, best_value = self.found_move, value
             completed = depth
-            pv = self.pv(best_move, depth)
-            self.report(depth, value, pv)
+            if self.multipv > 1:
+                value, best_move, pv = lines[0].value, lines[0].move, lines[0].pv
+                best_value = value
+                self.report_lines(depth, lines, self.ranked)
+            else:
+                assert self.found_move is not None  # the full window always finds a best move
+                best_move, best_value = self.found_move, value
+                pv = self.pv(best_move, depth)
+                self.report(depth, value, pv)
             if (
                 not self.unbounded
                 and self.limits.depth is None
@@ -613,24 +651,83 @@ class _Search:
         return False
 
     def report(self, depth: int, value: int, pv: list[int]) -> None:
-        """Hand a completed iteration to ``on_info``."""
+        """Hand a completed iteration (its one line) to ``on_info``."""
+        line = RootLine(pv[0], value, pv, max(self.seldepth, depth))
+        self.report_lines(depth, [line], self.ranked)
+
+    def report_lines(self, depth: int, lines: list[RootLine], ranked: bool) -> None:
+        """Hand an iteration's lines to ``on_info``, in order, at one reading of the clock and
+        the counters; ``ranked`` (MultiPV) numbers them ``multipv`` 1, 2, ..."""
         if self.on_info is None:
             return
         elapsed = time.perf_counter() - self.start
+        nodes = self.nodes
+        nps = int(nodes / elapsed) if elapsed > 0 else 0
+        hashfull = self.searcher.hashfull()
         tables = self.searcher.tables
-        self.on_info(
-            SearchInfo(
-                depth=depth,
-                seldepth=max(self.seldepth, depth),
-                score=score_of(value),
-                nodes=self.nodes,
-                nps=int(self.nodes / elapsed) if elapsed > 0 else 0,
-                time_ms=int(elapsed * 1000),
-                hashfull=self.searcher.hashfull(),
-                pv=pv,
-                tbhits=None if tables is None else tables.hits - self.tbhits_before,
+        tbhits = None if tables is None else tables.hits - self.tbhits_before
+        for rank, line in enumerate(lines):
+            self.on_info(
+                SearchInfo(
+                    depth=depth,
+                    seldepth=line.seldepth,
+                    score=score_of(line.value),
+                    nodes=nodes,
+                    nps=nps,
+                    time_ms=int(elapsed * 1000),
+                    hashfull=hashfull,
+                    pv=line.pv,
+                    tbhits=tbhits,
+                    multipv=rank + 1 if ranked else None,
+                )
             )
-        )
+
+    def aspire(self, depth: int, previous: int, moves: list[int]) -> int:
+        """The exact score of the best of ``moves`` at the root, ``depth`` plies deep (its move
+        in ``found_move``). From ``ASPIRATION_DEPTH`` on, the window is ``ASPIRATION`` around
+        ``previous`` (the score of the line at the last depth), widened to the full window on
+        the side that failed. Raises :class:`_Abort`."""
+        # Typed as the attribute, not as None: mypy would narrow the attribute to None past the
+        # calls that set it, and a mypyc-compiled build trusts that narrowing.
+        self.found_move = cast("int | None", None)
+        if depth < ASPIRATION_DEPTH or abs(previous) >= MATE_BOUND:
+            return self.root(depth, -INF, INF, moves)
+        low, high = previous - ASPIRATION, previous + ASPIRATION
+        while True:
+            self.found_move = cast("int | None", None)
+            value = self.root(depth, low, high, moves)
+            if value <= low:
+                low = -INF
+            elif value >= high:
+                high = INF
+            else:
+                return value
+
+    def more_lines(self, depth: int, first: int, previous: list[RootLine]) -> list[RootLine]:
+        """MultiPV: the iteration's lines, best first, once its best line is searched (its
+        score ``first``, its move in ``found_move``). Each further line is the best root move
+        not yet the first move of a line, searched in a window of its own around the score of
+        the line of that rank at the last depth (``previous``); a line's pv is read from the
+        table before the next line is searched. The root moves are then reordered: the lines'
+        moves first, in the lines' order. Raises :class:`_Abort`."""
+        best = self.found_move
+        assert best is not None  # the full window always finds a best move
+        lines = [RootLine(best, first, self.pv(best, depth), max(self.seldepth, depth))]
+        taken = {best}
+        root_moves = self.root_moves
+        for rank in range(1, self.multipv):
+            moves = [move for move in root_moves if move not in taken]
+            self.seldepth = 0
+            value = self.aspire(depth, previous[rank].value if previous else 0, moves)
+            move = self.found_move
+            assert move is not None
+            lines.append(RootLine(move, value, self.pv(move, depth), max(self.seldepth, depth)))
+            taken.add(move)
+        # Stable: of equal scores, the line searched first stays first (the first is the best).
+        lines.sort(key=lambda line: -line.value)
+        rest = [move for move in root_moves if move not in taken]
+        root_moves[:] = [line.move for line in lines] + rest
+        return lines
 
     def check(self) -> None:
         """Look at the clock and the limits every ``check_every`` nodes (and exactly at the
@@ -681,8 +778,9 @@ class _Search:
         self.next_check = next_check
 
     # --- the tree ----------------------------------------------------------------------------
-    def root(self, depth: int, alpha: int, beta: int) -> int:
-        """One pass over the root moves, ``depth`` plies deep, in the window (alpha, beta).
+    def root(self, depth: int, alpha: int, beta: int, moves: list[int]) -> int:
+        """One pass over the root moves ``moves`` (all of them, or those MultiPV leaves for a
+        line), ``depth`` plies deep, in the window (alpha, beta).
 
         Returns the best score if a move beat ``alpha`` (at least ``beta`` on a fail high, the
         pass then ends early), else ``alpha`` itself (a fail low: every move scores at most
@@ -696,7 +794,7 @@ class _Search:
         key = st.key
         path.add(key)
         try:
-            for index, move in enumerate(self.root_moves):
+            for index, move in enumerate(moves):
                 played[1] = move
                 play(move)
                 try:
@@ -718,8 +816,8 @@ class _Search:
             path.discard(key)
         best_move = self.found_move
         if best_move is not None:
-            self.root_moves.remove(best_move)
-            self.root_moves.insert(0, best_move)
+            moves.remove(best_move)
+            moves.insert(0, best_move)
         return alpha
 
     def negamax(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:

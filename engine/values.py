@@ -77,6 +77,8 @@ DEFAULT_MOVES_TO_GO = 16
 #: grow some thirtyfold a ply, so far shallower ones already run for ages (Ctrl-C stops them).
 MAX_PERFT = 64
 MAX_BENCH = 64
+#: The most lines the MultiPV option asks a search for.
+MAX_MULTIPV = 32
 
 
 @dataclass(frozen=True)
@@ -246,8 +248,8 @@ class Score:
 
 @dataclass(frozen=True)
 class Info:
-    """One search-progress line: ``info depth D seldepth S score ... nodes N nps N time MS
-    [hashfull P] [tbhits N] pv M...``. Fields another engine leaves out are None."""
+    """One search-progress line: ``info depth D seldepth S [multipv I] score ... nodes N nps N
+    time MS [hashfull P] [tbhits N] pv M...``. Fields another engine leaves out are None."""
 
     depth: int | None = None
     seldepth: int | None = None
@@ -259,6 +261,8 @@ class Info:
     pv: tuple[str, ...] = ()
     #: Positions found in endgame tables (given only by an engine that has tables).
     tbhits: int | None = None
+    #: The line's rank among an iteration's lines (1: the best), given only with MultiPV above 1.
+    multipv: int | None = None
 
     def format(self) -> str:
         """The ``info`` line, fields in the protocol's order, absent ones left out."""
@@ -266,6 +270,7 @@ class Info:
         for word, value in (
             ("depth", self.depth),
             ("seldepth", self.seldepth),
+            ("multipv", self.multipv),
             ("score", self.score.format() if self.score is not None else None),
             ("nodes", self.nodes),
             ("nps", self.nps),
@@ -288,9 +293,10 @@ _INFO_INTS = {
     "time": "time_ms",
     "hashfull": "hashfull",
     "tbhits": "tbhits",
+    "multipv": "multipv",
 }
 #: Words of other engines' info lines that take one value we do not use.
-_INFO_SKIP_ONE = frozenset({"multipv", "currmove", "currmovenumber", "cpuload", "sbhits", "wdl"})
+_INFO_SKIP_ONE = frozenset({"currmove", "currmovenumber", "cpuload", "sbhits", "wdl"})
 
 
 def parse_info(line: str) -> Info | None:

@@ -254,10 +254,7 @@ def test_analysis_with_three_lines_shows_three(browser):
     """An engine offering MultiPV (the fake engine's 'lines') is asked for three lines."""
     with gui("--engine", "name=lines", fake("lines"), "depth=1", "--human", "both") as address:
         open_page(browser, address)
-        field = browser.find_element("id", "analysis-lines")
-        field.clear()
-        field.send_keys("3")
-        browser.find_element("id", "analysis-on").click()
+        ask_for_lines(browser, 3)
         wait(browser, lambda d: len(analysed_lines(d)) == 3 and " d3 " in analysed_lines(d)[2], "3")
         assert analysed_lines(browser) == [
             "+0.53 d3  a1xa2",
@@ -267,15 +264,47 @@ def test_analysis_with_three_lines_shows_three(browser):
         assert text(browser, "note") == ""
 
 
-def test_an_engine_without_multipv_shows_one_line_and_says_so(browser):
+def ask_for_lines(browser: Any, count: int) -> None:
+    """Set the number of lines on the page and start the analysis."""
+    field = browser.find_element("id", "analysis-lines")
+    field.clear()
+    field.send_keys(str(count))
+    browser.find_element("id", "analysis-on").click()
+
+
+def test_the_built_in_engine_analyses_with_three_lines(browser):
+    """zengine itself (its option MultiPV): three lines of one depth, each with another legal
+    first move, the best first."""
+    deep = re.compile(r"^([+-]?\d+\.\d\d) d(\d+)  (\S+)")
+
+    def three_deep_lines(d: Any) -> list[re.Match[str]] | None:
+        found = [deep.match(line) for line in analysed_lines(d)]
+        if len(found) != 3 or not all(found):
+            return None
+        matches = [m for m in found if m is not None]
+        depths = {int(m.group(2)) for m in matches}
+        return matches if len(depths) == 1 and min(depths) >= 4 else None
+
     with gui("--human", "both") as address:
         open_page(browser, address)
-        field = browser.find_element("id", "analysis-lines")
-        field.clear()
-        field.send_keys("3")
-        browser.find_element("id", "analysis-on").click()
+        ask_for_lines(browser, 3)
+        matches = wait(browser, three_deep_lines, "three lines of one depth, 4 or more")
+        state = make_rules("zola").parse_position(text(browser, "position"))
+        legal = {state.move_text(m) for m in state.legal_moves()}
+        firsts = [m.group(3) for m in matches]
+        assert len(set(firsts)) == 3 and set(firsts) <= legal, firsts
+        scores = [float(m.group(1)) for m in matches]
+        assert scores == sorted(scores, reverse=True)
+        assert text(browser, "note") == ""
+
+
+def test_an_engine_without_multipv_shows_one_line_and_says_so(browser):
+    """An engine that refuses the option (the fake engine's 'lines' without it) is asked for
+    three lines: the page says so and shows its one line."""
+    plain = fake("lines", "--refuse-option", "multipv")
+    with gui("--engine", "name=plain", plain, "--human", "both") as address:
+        open_page(browser, address)
+        ask_for_lines(browser, 3)
         wait(browser, lambda d: "MultiPV" in text(d, "note"), "the note")
-        assert (
-            text(browser, "note") == "zengine shows one line only (it refused the option MultiPV)"
-        )
-        wait(browser, lambda d: len(analysed_lines(d)) == 1, "one line")
+        assert text(browser, "note") == "plain shows one line only (it refused the option MultiPV)"
+        wait(browser, lambda d: analysed_lines(d) == ["+0.53 d3  a1xa2"], "one line, of depth 3")

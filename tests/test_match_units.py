@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sample_records import sample_record
 
-from zengine.engine.values import GoLimits, Result, format_go, parse_go
+from zengine.engine.values import GoLimits, Result, Score, format_go, parse_go
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools.referee import config as c
 from zengine.tools.referee import options
@@ -33,7 +33,7 @@ from zengine.tools.referee.config import (
     Tournament,
 )
 from zengine.tools.referee.datajson import Codec, ShapeError, from_json, json_field, to_json
-from zengine.tools.referee.game import adjudicate
+from zengine.tools.referee.game import _last_report, adjudicate
 from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.records import (
     GameRecord,
@@ -711,3 +711,18 @@ def test_datajson_writes_and_reads_by_the_fields_metadata():
     ]:
         with pytest.raises(ShapeError, match=message):
             from_json(_Outer, bad, "thing")
+
+
+def test_the_score_recorded_of_an_engine_with_several_lines_is_its_best_line_s() -> None:
+    """An engine run with MultiPV above 1 prints its best line first: the record keeps that
+    line's score and depth, not the last line's."""
+    lines = [
+        "info depth 4 seldepth 6 multipv 1 score cp 30 nodes 9 pv a1xa2",
+        "info depth 5 seldepth 7 multipv 1 score cp 53 nodes 99 pv a1xa2 b1xa2",
+        "info depth 5 seldepth 6 multipv 2 score cp 43 nodes 99 pv a1xb1",
+        "info depth 5 seldepth 6 multipv 3 score mate -2 nodes 99 pv a3xa4",
+        "bestmove a1xa2",
+    ]
+    assert _last_report(lines, 4, None, None) == (Score(cp=53), 5)
+    plain = [line.replace(" multipv 1", "") for line in lines[:2]]
+    assert _last_report(plain, 2, None, None) == (Score(cp=53), 5)

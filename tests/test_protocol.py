@@ -32,6 +32,7 @@ OPTION_LINES = [
     "option name Move Overhead type spin default 30 min 0 max 5000",
     "option name Seed type spin default 0 min 0 max 2147483647",
     "option name Ponder type check default false",
+    "option name MultiPV type spin default 1 min 1 max 32",
     "option name TablePath type string default <empty>",
 ]
 
@@ -75,6 +76,8 @@ def test_isready_always_readyok(script: Script) -> None:
         "setoption name Seed value 7",
         "setoption name Zhadu Quiet value 0",
         "setoption name Threads value 1",
+        "setoption name MultiPV value 32",
+        "setoption name multipv value 1",
         "ucinewgame",
         "uginewgame",
         "newgame",
@@ -132,6 +135,11 @@ ERRORS = [
     ([], "setoption name Hash value 4097", "bad-value"),
     ([], "setoption name Hash value 99999999999999999999999999", "bad-value"),
     ([], "setoption name Threads value 2", "bad-value"),
+    ([], "setoption name MultiPV value 0", "bad-value"),
+    ([], "setoption name MultiPV value 33", "bad-value"),
+    ([], "setoption name MultiPV value -3", "bad-value"),
+    ([], "setoption name MultiPV value three", "syntax"),
+    ([], "setoption name MultiPV", "syntax"),
     ([], "setoption name Seed value -1", "bad-value"),
     ([], "setoption name Zhadu Quiet value 100001", "bad-value"),
     ([], "setoption name UCI_Variant value chess", "bad-value"),

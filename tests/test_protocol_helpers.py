@@ -10,9 +10,9 @@ import threading
 
 from zengine.protocol.session import Session
 
-#: A search's ``info`` line as the spec writes it.
+#: A search's ``info`` line as the spec writes it (``multipv`` only with the option above 1).
 INFO_RE = re.compile(
-    r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
+    r"^info depth \d+ seldepth \d+( multipv \d+)? score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
     r"( hashfull \d+)?( tbhits \d+)?( pv( \S+)+)?$"
 )
 

@@ -30,7 +30,7 @@ from zengine.engine.endgame import (
     write_table,
 )
 from zengine.engine.facade import BadOptionValue, Engine
-from zengine.engine.values import GoLimits, Info, parse_info
+from zengine.engine.values import GoLimits, Info, Score, parse_info
 from zengine.engine.variants import make_rules
 from zengine.engine.zola import ZolaState
 
@@ -332,6 +332,29 @@ def test_the_protocol_contract(folder: Path) -> None:
     assert script.one("setoption name TablePath value /no/such/folder") == (
         "error bad-value no such folder '/no/such/folder'"
     )
+
+
+def test_multipv_at_a_table_root_ranks_the_moves_by_the_tables(folder: Path) -> None:
+    """MultiPV 5 where 3 moves are legal: one line per move, the exact mate first, each with
+    the tables' line; the first line is the one MultiPV 1 prints."""
+    script = Script()
+    script.send(f"setoption name TablePath value {folder}", "position fen 6/6/br4/6/6/6 r")
+    single = script.search("go depth 1")
+    script.send("setoption name MultiPV value 5")
+    lines = script.search("go depth 3")
+    ranked = [parse_info(line) for line in lines[:-1]]
+    assert [(i.depth, i.multipv, i.score) for i in ranked if i is not None] == [
+        (1, 1, Score(mate=2)),
+        (1, 2, Score(mate=-1)),
+        (1, 3, Score(mate=-1)),
+    ]
+    assert [i.pv for i in ranked if i is not None] == [
+        ("b4-a5", "pass", "a5xa4"),
+        ("b4-b5", "a4xb5"),
+        ("b4-a3", "a4xa3"),
+    ]
+    assert lines[0].replace(" multipv 1", "").split(" nps ")[0] == single[0].split(" nps ")[0]
+    assert lines[-1] == single[-1] == "bestmove b4-a5"
 
 
 def test_tbhits_travel_in_info_lines() -> None:

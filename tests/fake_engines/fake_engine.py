@@ -45,6 +45,8 @@ Faults the referee must survive, combinable with any MODE:
   --ignore-eof         keeps running at end of input (sleeps until killed)
   --ignore-quit        ignores 'quit' and SIGTERM
   --reject-options     answers every setoption with 'error unknown-option ...'
+  --refuse-option NAME does not offer the option NAME (lower case; repeatable) and answers a
+                       setoption of it with 'error unknown-option ...', as zengine does
 
 ``crash`` writes 'fake: crashing as asked' to stderr before it dies.
 
@@ -88,6 +90,7 @@ def main() -> None:
     parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--ignore-quit", action="store_true")
     parser.add_argument("--reject-options", action="store_true")
+    parser.add_argument("--refuse-option", action="append", default=[])
     args = parser.parse_args()
     if args.ignore_quit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -148,7 +151,7 @@ def main() -> None:
             out("id name fake")
             choices = " ".join(f"var {name}" for name in variants)
             out(f"option name UCI_Variant type combo default {variants[0]} {choices}")
-            if mode == "lines":
+            if mode == "lines" and "multipv" not in args.refuse_option:
                 out("option name MultiPV type spin default 1 min 1 max 16")
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
@@ -166,6 +169,9 @@ def main() -> None:
             text = " ".join(tokens[1:])
             name, _, value = text.partition(" value ")
             name = name.removeprefix("name ").strip().lower()
+            if name in args.refuse_option:
+                out(f"error unknown-option unknown option '{name}'")
+                continue
             if name == "multipv" and mode == "lines":
                 multipv = int(value)
                 continue

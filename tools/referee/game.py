@@ -319,7 +319,8 @@ def _last_report(
     lines: list[str], end: int, score: Score | None, depth: int | None
 ) -> tuple[Score | None, int | None]:
     """The last score and depth reported by the info lines among ``lines[:end]`` (those given
-    when there is none), parsing from the end only lines that may hold one."""
+    when there is none), parsing from the end only lines that may hold one; of an engine that
+    reports several lines (MultiPV), those of its best line (``multipv 1``)."""
     new_score: Score | None = None
     new_depth: int | None = None
     for i in range(end - 1, -1, -1):
@@ -328,7 +329,7 @@ def _last_report(
         if not (want_score or (new_depth is None and "depth" in line)):
             continue
         info = parse_info(line)
-        if info is None:
+        if info is None or (info.multipv is not None and info.multipv > 1):
             continue
         if new_score is None and info.score is not None:
             new_score = info.score
