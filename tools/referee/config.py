@@ -227,8 +227,8 @@ class Timeouts:
 
     #: ``uciok`` after the process starts (loading an engine may take a while).
     start: float = 10.0
-    #: ``readyok`` after ``isready``: in the handshake, before each game, after a stall.
-    #: None: the same as ``start``.
+    #: ``readyok`` after ``isready``: in the handshake, before each game, after a stall; and
+    #: the ``bestmove`` that answers the ``stop`` of a ponder search. None: the same as ``start``.
     ready: float | None = None
     #: A ``bestmove`` when the limits are depth or nodes only.
     move: float = 60.0
@@ -317,6 +317,9 @@ class EngineConfig:
     )
     #: Its scores are from player 1's view, not the mover's (cutechess's ``whitepov``).
     whitepov: bool = False
+    #: It thinks on its opponent's time, if it has the option ``Ponder`` (cutechess's
+    #: ``ponder``; :mod:`tools.referee.game`).
+    ponder: bool = False
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -809,10 +812,10 @@ class MatchConfig:
 
 
 #: Settings added after digests were first kept (cutechess's -repeat, -noswap, -reverse,
-#: -site; initstr=, whitepov): at these values they are left out of the digest, so that a
+#: -site; initstr=, whitepov, ponder): at these values they are left out of the digest, so that a
 #: folder of an earlier version, which has none of them, still resumes.
 _LATER_MATCH: dict[str, Any] = {"repeat": 2, "swap": True, "reverse": False, "site": "?"}
-_LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False}
+_LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False, "ponder": False}
 
 
 def _drop_later_defaults(data: dict[str, Any], later: Mapping[str, Any]) -> None:
