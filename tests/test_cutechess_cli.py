@@ -224,6 +224,7 @@ def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             "workingDirectory": str(tmp_path),
             "initStrings": ["isready"],
             "restart": "on",
+            "ponder": True,
             "options": [{"name": "Hash", "type": "spin", "default": 16, "value": 32}],
         }
     ]
@@ -232,6 +233,7 @@ def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     first = c.engines[0]
     assert first.name == "zen" and first.workdir == str(tmp_path)
     assert first.options == {"Hash": "32"} and first.init_strings == ("isready",) and first.restart
+    assert first.ponder
     assert c.engines[1].name == "z2"
 
 
@@ -251,7 +253,10 @@ def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("-resultformat default", "-resultformat: the PGN result comments here"),
         ("-each book=book.bin", "--each: book=: Polyglot opening books are chess's"),
         ("-each bookdepth=8", "--each: bookdepth=: Polyglot opening books are chess's"),
-        ("-each ponder", "--each: ponder: the engine protocol here has no pondering"),
+        ("-each ponder ponder", "--each: ponder is given twice (give it once)"),
+        ("-engine cmd=zengine name=c ponder Ponder", "--engine: ponder is given twice"),
+        ("-each ponder=false", "--each: ponder=false: ponder stands alone, without a value"),
+        ("-engine cmd=zengine name=c whitepov=no", "--engine c: whitepov=no: whitepov stands"),
         ("-each proto=xboard", "--each: proto=xboard: must be uci or ugi (xboard is not"),
         ("-each tscale=2", "--each: tscale=: not offered"),
         ("-openings file=b.pgn format=pgn", "--openings format=pgn: PGN books hold chess games"),
@@ -298,8 +303,10 @@ def test_refused_options_say_why(
 def test_the_new_settings_go_through_config_json() -> None:
     c = config(
         "-repeat 3 -noswap -reverse -site S -pgnout all.pgn min -epdout end.epd -wait 7 "
-        "-outcomeinterval 4 -engine cmd=zengine name=c restart=on initstr=x stderr=e.txt whitepov"
+        "-outcomeinterval 4 -engine cmd=zengine name=c restart=on initstr=x stderr=e.txt whitepov "
+        "ponder"
     )
+    assert c.engines[2].ponder and not c.engines[0].ponder
     assert MatchConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
 
 
@@ -309,6 +316,8 @@ def test_a_folder_of_the_version_before_still_resumes() -> None:
     c = parse_command_line(shlex.split("--engine name=a --engine name=b --each depth=1 --seed 3"))
     assert c.games_digest() == "6fc1afe3d6ad15d16c0da7323f6bc445c8d62cf26088b771d088d377ccc1f908"
     assert config("-seed 3 -repeat 1").games_digest() != config("-seed 3").games_digest()
+    # ponder came later still: its default leaves the digest as it was; set, it changes it.
+    assert config("-seed 3 -each ponder").games_digest() != config("-seed 3").games_digest()
 
 
 @pytest.mark.parametrize("whitepov", [False, True])

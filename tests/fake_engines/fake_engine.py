@@ -3,7 +3,8 @@
 on request.
 
 Usage: fake_engine.py [MODE] [--after N] [--delay MS] [--hold FILE] [--score CP] [--log PATH] [--seed N]
-                      [--late MS] [FAULT FLAGS...]
+                      [--late MS] [--first] [--ponder GUESS] [--ponderhit-delay MS] [--premature]
+                      [--deaf-stop] [FAULT FLAGS...]
 
 It keeps the position with the rules core and plays a (seeded) random legal move, after
 ``--delay`` ms and not while the file ``--hold`` names exists (a test holds a match running as
@@ -51,7 +52,15 @@ Faults the referee must survive, combinable with any MODE:
 ``crash`` writes 'fake: crashing as asked' to stderr before it dies.
 
 ``--score CP`` reports ``info depth 1 score cp CP`` before each move. ``--log`` appends every
-received line to a file (to check what the referee sends).
+received line to a file (to check what the referee sends). ``--first`` plays the first legal
+move (in the order of ``legalmoves``) instead of a random one.
+
+Pondering: ``--ponder GUESS`` offers the option Ponder; set to true, each bestmove names a
+reply (``bestmove M ponder R``): the first legal reply (GUESS ``first``), the last one
+(``last``), or the first and the last in turn (``alternate``, the first first). ``go ponder``
+is answered only at ``ponderhit`` (after ``--ponderhit-delay`` ms, a move as any ``go``'s) or
+at ``stop`` (at once); ``--premature`` answers ``go ponder`` at once instead, and
+``--deaf-stop`` never answers a ``stop`` of a ``go ponder``, as faulty engines would.
 """
 
 from __future__ import annotations
@@ -91,6 +100,11 @@ def main() -> None:
     parser.add_argument("--ignore-quit", action="store_true")
     parser.add_argument("--reject-options", action="store_true")
     parser.add_argument("--refuse-option", action="append", default=[])
+    parser.add_argument("--first", action="store_true")
+    parser.add_argument("--ponder", choices=("first", "last", "alternate"), default=None)
+    parser.add_argument("--ponderhit-delay", type=int, default=0)
+    parser.add_argument("--premature", action="store_true")
+    parser.add_argument("--deaf-stop", action="store_true")
     args = parser.parse_args()
     if args.ignore_quit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -123,6 +137,24 @@ def main() -> None:
     new_games = 0
     multipv = 1
     waiting: str | None = None  # the bestmove a 'go infinite' gives at 'stop'
+    ponder_on = False  # the option Ponder is true
+    pondering = False  # a 'go ponder' waits for 'ponderhit' or 'stop'
+    guesses = 0
+
+    def choose(legal) -> str:
+        """The move to play (--first or random) and, when pondering is on, the reply expected."""
+        nonlocal guesses
+        text, move = legal[0] if args.first else legal[rng.randrange(len(legal))]
+        if not ponder_on:
+            return text
+        state.play(move)
+        replies = sorted_moves(state)
+        state.undo()
+        if not replies:
+            return text
+        guesses += 1
+        last = args.ponder == "last" or (args.ponder == "alternate" and guesses % 2 == 0)
+        return f"{text} ponder {replies[-1 if last else 0][0]}"
 
     log = open(args.log, "a", encoding="utf-8") if args.log else None
 
@@ -153,6 +185,8 @@ def main() -> None:
             out(f"option name UCI_Variant type combo default {variants[0]} {choices}")
             if mode == "lines" and "multipv" not in args.refuse_option:
                 out("option name MultiPV type spin default 1 min 1 max 16")
+            if args.ponder:
+                out("option name Ponder type check default false")
             out("uciok" if cmd == "uci" else "ugiok")
         elif cmd == "isready":
             if mode != "no-ready":
@@ -174,6 +208,9 @@ def main() -> None:
                 continue
             if name == "multipv" and mode == "lines":
                 multipv = int(value)
+                continue
+            if name == "ponder" and args.ponder:
+                ponder_on = value.strip().lower() == "true"
                 continue
             if name == "uci_variant":
                 variant = value.strip()
@@ -201,6 +238,20 @@ def main() -> None:
             )
             for text in moves.split():
                 state.play(state.parse_move(text))
+        elif cmd == "go" and "ponder" in tokens and ponder_on:
+            if args.premature and sorted_moves(state):
+                out(f"bestmove {sorted_moves(state)[0][0]}")
+            else:
+                pondering = True
+        elif cmd == "ponderhit" and pondering:
+            pondering = False
+            time.sleep(args.ponderhit_delay / 1000)
+            legal = sorted_moves(state)
+            out(f"bestmove {choose(legal)}" if legal else "bestmove (none)")
+        elif cmd == "stop" and pondering and not args.deaf_stop:
+            pondering = False
+            legal = sorted_moves(state)
+            out(f"bestmove {legal[0][0]}" if legal else "bestmove (none)")
         elif cmd == "go":
             gos += 1
             active = gos >= args.after
@@ -251,7 +302,7 @@ def main() -> None:
             elif active and mode == "none":
                 out("bestmove (none)")
             else:
-                answer = f"bestmove {legal[rng.randrange(len(legal))][0]}"
+                answer = f"bestmove {choose(legal)}"
                 # One write: the stray copy comes with the answer, not a moment later.
                 out(f"{answer}\n{answer}" if active and args.stray_bestmove else answer)
         elif cmd == "stop" and waiting is not None:

@@ -226,8 +226,8 @@ class Timeouts:
 
     #: ``uciok`` after the process starts (loading an engine may take a while).
     start: float = 10.0
-    #: ``readyok`` after ``isready``: in the handshake, before each game, after a stall.
-    #: None: the same as ``start``.
+    #: ``readyok`` after ``isready``: in the handshake, before each game, after a stall; and
+    #: the ``bestmove`` that answers the ``stop`` of a ponder search. None: the same as ``start``.
     ready: float | None = None
     #: A ``bestmove`` when the limits are depth or nodes only.
     move: float = 60.0
@@ -316,6 +316,9 @@ class EngineConfig:
     )
     #: Its scores are from player 1's view, not the mover's (cutechess's ``whitepov``).
     whitepov: bool = False
+    #: It thinks on its opponent's time, if it has the option ``Ponder`` (cutechess's
+    #: ``ponder``; :mod:`tools.referee.game`).
+    ponder: bool = False
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -16,6 +16,11 @@ slow, big or confused:
   engine wrote until then, also what waits in the pipe; after the ``bestmove`` that answers a
   ``go``, anything up to the next ``go`` is stale too. ``bestmove`` lines that answer no
   ``go`` are counted as warnings (:meth:`EngineProcess.take_warnings`).
+- **Pondering** (cutechess's ``ponder``): ``setoption name Ponder value true`` after the
+  handshake if the engine offers the option (:attr:`EngineProcess.ponders`; otherwise a
+  note, :meth:`EngineProcess.take_notes`); :meth:`EngineProcess.ponder_ended` and
+  :meth:`EngineProcess.end_ponder` for the ends of a ``go ponder`` (the game's side of it is
+  :mod:`tools.referee.game`).
 - **Errors**: an ``error`` line before ``readyok`` after a setting (an option, the variant)
   raises :class:`SettingRejected`, a configuration error, not a game lost.
 - **stderr** is read by a thread per engine into ``engines-stderr.log`` (:class:`StderrLog`),
@@ -74,6 +79,8 @@ MAX_PENDING = 1 << 20
 STDERR_KEEP = 1 << 20
 #: The longest stderr line quoted in a reason, in characters.
 MAX_QUOTE = 200
+#: Option names kept of an engine's ``option`` lines (only ``Ponder`` is looked for).
+MAX_OPTIONS = 1000
 
 
 class EngineError(Exception):
@@ -206,6 +213,11 @@ class EngineProcess:
         self._cut_lines = 0
         self._cut_chars = 0
         self._dropped = 0
+        self._premature = 0
+        #: It ponders: its configuration asks for it and it has the option ``Ponder``.
+        self.ponders = False
+        #: What the match should say once about this engine (:meth:`take_notes`).
+        self._notes: list[str] = []
         self.last_stderr: str | None = None
         # Reads and writes hold _io; close() takes it to close the pipes, so that no thread
         # ever uses a descriptor number after it was closed (and maybe reused).
@@ -373,11 +385,18 @@ class EngineProcess:
         self.unread(stamp, lines[1:])
         return stamp, lines[0]
 
-    def wait_for(self, word: str, timeout: float | None = None, setting: str | None = None) -> None:
+    def wait_for(
+        self,
+        word: str,
+        timeout: float | None = None,
+        setting: str | None = None,
+        offered: set[str] | None = None,
+    ) -> None:
         """Read lines until one whose first token is ``word`` (the others are ignored), for at
         most ``timeout`` seconds (the engine's start timeout by default). With ``setting``
         (what the commands before set, in words), an ``error`` line before ``word`` raises
-        :class:`SettingRejected`, once ``word`` came."""
+        :class:`SettingRejected`, once ``word`` came. The names of the options that the
+        ``option name ...`` lines before it offer are added to ``offered`` (lowercase)."""
         timeout = self.config.timeouts.start if timeout is None else timeout
         deadline = time.monotonic() + timeout
         error = None
@@ -387,6 +406,10 @@ class EngineProcess:
                 tokens = line.split(None, 1)
                 if not tokens:
                     continue
+                if offered is not None and tokens[0] == "option" and len(offered) < MAX_OPTIONS:
+                    name = _option_name(line)
+                    if name is not None:
+                        offered.add(name)
                 if tokens[0] == word:
                     self.unread(stamp, lines[i + 1 :])
                     if error is not None and setting is not None:
@@ -402,6 +425,13 @@ class EngineProcess:
         not used, what waits in the pipe, and a line begun but not ended. Its ``bestmove``
         lines answer no ``go`` of ours: they are counted (:meth:`take_warnings`). Returns
         the first ``error`` line among them, if any: the answer to a command just sent."""
+        bestmoves, error = self._drop_stale()
+        self._count_stray(bestmoves)
+        return error
+
+    def _drop_stale(self) -> tuple[int, str | None]:
+        """Forget what the engine wrote until now (see :meth:`discard_stale`): the number of
+        ``bestmove`` lines among it, and its first ``error`` line."""
         with self._io:
             for _ in range(16):  # what is in the pipe now; an engine writing on is not waited for
                 if self.eof or self._closed or not self._read_poll.poll(0):
@@ -419,8 +449,40 @@ class EngineProcess:
             # A line begun before now is stale as a whole.
             strays += _first_word_is(self._partial.decode("utf-8", "replace"), "bestmove")
             self._skip = "stale"
-        self._count_stray(strays)
-        return None if error is None else error.strip()
+        return strays, None if error is None else error.strip()
+
+    # --- pondering ---------------------------------------------------------------------------
+    def ponder_ended(self) -> bool:
+        """Whether its ponder search (``go ponder``) ended by itself: a ``bestmove`` or an
+        ``error`` among what it wrote since (all of which is dropped, as stale). Such an
+        engine would leave ``ponderhit`` unanswered; it is counted as a warning."""
+        bestmoves, error = self._drop_stale()
+        ended = bestmoves > 0 or error is not None
+        self._premature += ended
+        return ended
+
+    def end_ponder(self, timeout: float) -> None:
+        """End its ponder search: ``stop``, then its ``bestmove`` read and dropped (the
+        ``stop`` is not sent to a search that already ended by itself). EngineError if the
+        answer does not come within ``timeout`` seconds."""
+        if self.ponder_ended():
+            return
+        self.send("stop", timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            stamp, lines = self.read_batch(
+                deadline, "'bestmove' after 'stop'", f"within {timeout:g} s"
+            )
+            for i, line in enumerate(lines):
+                if _first_word_is(line, "bestmove") or _first_word_is(line, "error"):
+                    self.unread(stamp, lines[i + 1 :])
+                    return
+
+    def take_notes(self) -> list[str]:
+        """What the match says once about this engine (that it cannot ponder), since the
+        last call."""
+        notes, self._notes = self._notes, []
+        return notes
 
     def _count_stray(self, count: int) -> None:
         expected = min(count, self._expected_bestmoves)
@@ -439,7 +501,12 @@ class EngineProcess:
             )
         if self._dropped:
             warnings.append(f"{self._dropped} characters of output dropped while it did not read")
-        self._stray = self._cut_lines = self._cut_chars = self._dropped = 0
+        if self._premature:
+            warnings.append(
+                f"{self._premature} ponder search(es) ended before 'ponderhit' or 'stop'"
+                " (its move ignored)"
+            )
+        self._stray = self._cut_lines = self._cut_chars = self._dropped = self._premature = 0
         return warnings
 
     # --- writing -----------------------------------------------------------------------------
@@ -581,13 +648,23 @@ class EngineProcess:
         (an ``error`` before ``readyok`` raises :class:`SettingRejected`)."""
         proto = self.config.proto
         self.send(proto.hello, self.config.timeouts.start)
-        self.wait_for(f"{proto.hello}ok")
+        offered: set[str] = set()
+        self.wait_for(f"{proto.hello}ok", offered=offered)
         for line in self.config.init_strings:  # cutechess's initstr=, sent as written
             self.send(line)
         for name, value in self.config.options.items():
             self.send(f"setoption name {name} value {value}")
             self.sync(setting=f"option.{name}={value}")
-        if not self.config.options:
+        if self.config.ponder:
+            if "ponder" in offered:
+                self.send("setoption name Ponder value true")
+                self.sync(setting="ponder (setoption name Ponder value true)")
+                self.ponders = True
+            else:  # as cutechess: it plays on, without pondering
+                self._notes.append(
+                    f"Warning: {self.name} has no option Ponder: it plays without pondering"
+                )
+        if not self.config.options and not self.ponders:
             self.sync()
 
     def sync(self, setting: str | None = None) -> None:
@@ -734,3 +811,11 @@ def check_commands(engines: Sequence[EngineConfig]) -> None:
                 f"{where}: cmd={shown(program, 300)}: not executable (make it so, or run it "
                 'through its interpreter: cmd="python3 engine.py")'
             )
+
+
+def _option_name(line: str) -> str | None:
+    """The name (lowercase) of the option an ``option name <name> type ...`` line offers."""
+    words = line[:MAX_QUOTE].split()
+    if words[:2] != ["option", "name"] or "type" not in words[3:]:
+        return None
+    return " ".join(words[2 : words.index("type", 3)]).lower()

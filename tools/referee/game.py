@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from zengine.engine.game import IllegalMoveError, InvalidMoveError, Rules
+from zengine.engine.game import IllegalMoveError, InvalidMoveError, Rules, State
 from zengine.engine.text import quoted
 from zengine.engine.values import Result, Score, format_go, parse_info
 from zengine.tools.referee.clock import Clock, go_limits
@@ -69,6 +69,104 @@ def rule_options(rules: Rules) -> dict[str, str]:
     return extra
 
 
+class _Pondering:
+    """The ponder searches of one game (cutechess's ``ponder``), for the engines that ponder
+    (:attr:`EngineProcess.ponders`). An engine whose ``bestmove`` names a reply it expects
+    (``bestmove M ponder R``) gets, as its opponent starts to think, the position with R
+    played and ``go ponder`` with the clocks as they are then. When its turn comes, a
+    pondered reply that was played is a hit: ``ponderhit``, and its clock runs from there
+    (the time it pondered is not charged to it, as cutechess charges it). Another reply is a
+    miss: ``stop``, and its ``bestmove`` read and dropped (that time is charged to nobody,
+    bounded by its ``timeout.ready``), then ``position`` and ``go`` as for any move."""
+
+    def __init__(self, engines: tuple[EngineProcess, EngineProcess]) -> None:
+        self.engines = engines
+        #: The reply each side's last ``bestmove`` named, to be pondered on next.
+        self.expected: list[str | None] = [None, None]
+        #: The reply each side is pondering on now (a ``go ponder`` under way).
+        self.on: list[str | None] = [None, None]
+        self.warnings: list[str] = []
+        #: Seconds the last :meth:`resolve` waited for the answer to a ``stop`` (the engine's
+        #: time, not the referee's: left out of the referee's overhead).
+        self.stop_wait_s = 0.0
+
+    def expect(self, side: int, state: State, tokens: list[str]) -> None:
+        """After ``side``'s move (``tokens``: its ``bestmove`` line, the move played on
+        ``state``): the reply it named, if it ponders, the reply is legal and does not end
+        the game (cutechess ignores those too)."""
+        self.expected[side] = None
+        engine = self.engines[side]
+        if not engine.ponders or len(tokens) < 4 or tokens[2] != "ponder":
+            return
+        text = tokens[3]
+        if text in ("(none)", "0000", "none"):
+            return
+        try:
+            reply = state.parse_move(text)
+        except (InvalidMoveError, IllegalMoveError):
+            self.warnings.append(
+                f"{engine.name}: ponder move '{quoted(text)}' is not legal after"
+                f" '{quoted(tokens[1])}' (not pondered on)"
+            )
+            return
+        canonical = state.move_text(reply)
+        state.play(reply)
+        over = state.outcome() is not None
+        state.undo()
+        if not over:
+            self.expected[side] = canonical
+
+    def start(self, side: int, position: str, clocks: tuple[Clock, Clock]) -> None:
+        """``side`` starts to ponder on its expected reply, if it has one: ``position`` (the
+        game's moves, to which the reply is added) and ``go ponder`` with the limits of its
+        ``go`` at ``clocks``. EngineError if it does not take them within its
+        ``timeout.ready``."""
+        reply, self.expected[side] = self.expected[side], None
+        if reply is None:
+            return
+        engine = self.engines[side]
+        timeout = engine.config.timeouts.ready_s
+        joiner = " " if " moves " in position else " moves "
+        engine.send(f"{position}{joiner}{reply}", timeout)
+        error = engine.discard_stale()
+        if error is not None:  # its position is refused: no ponder search on it
+            self.warnings.append(f"{engine.name}: answered '{quoted(error)}' (not pondered on)")
+            return
+        go = format_go(go_limits(side, clocks), engine.config.proto.value)
+        engine.send("go ponder" + go[len("go") :], timeout)
+        self.on[side] = reply
+
+    def resolve(self, side: int, played: str) -> bool:
+        """``side`` is to move, its opponent having played ``played``: whether its ponder
+        search goes on as its search for this move (a hit, ``ponderhit`` to be sent). A miss
+        ends the search first. EngineError if it does not answer the ``stop``."""
+        reply, self.on[side] = self.on[side], None
+        self.stop_wait_s = 0.0
+        if reply is None:
+            return False
+        engine = self.engines[side]
+        if reply == played:
+            return not engine.ponder_ended()
+        begun = time.monotonic()
+        engine.end_ponder(engine.config.timeouts.ready_s)
+        self.stop_wait_s = time.monotonic() - begun
+        return False
+
+    def end(self) -> list[int]:
+        """The game is over: every ponder search under way is ended; the sides whose engine
+        did not answer (they need a resync)."""
+        failed = []
+        for side in (0, 1):
+            if self.on[side] is not None:
+                self.on[side] = None
+                engine = self.engines[side]
+                try:
+                    engine.end_ponder(engine.config.timeouts.ready_s)
+                except EngineError:
+                    failed.append(side)
+        return failed
+
+
 def play_game(
     rules: Rules,
     opening: Opening,
@@ -87,6 +185,7 @@ def play_game(
     ``go`` is discarded when ``go`` is sent, and what follows its ``bestmove`` is stale
     (:meth:`EngineProcess.discard_stale`); the ``bestmove`` lines so discarded are warnings
     of the record. An ``error`` line instead of a ``bestmove`` loses the game, quoted.
+    Engines that ponder think on their opponent's time (:class:`_Pondering`).
 
     ``progress`` is given the game's state for those who follow it after every ``go``
     (:mod:`tools.referee.progress`): written while the engine thinks, it adds nothing to the
@@ -102,9 +201,11 @@ def play_game(
     depths: list[int | None] = []
     overhead_s: list[float] = []
     failed: list[int] = []
+    pondering = _Pondering(engines)
 
     def finish(outcome: Ending) -> PlayedGame:
-        warnings = []
+        failed.extend(side for side in pondering.end() if side not in failed)
+        warnings = list(pondering.warnings)
         for engine in engines:
             if not engine.eof:
                 engine.discard_stale()  # a stray line right after the last move counts here
@@ -153,25 +254,34 @@ def play_game(
         engine = engines[side]
         timeouts = engine.config.timeouts
         position = base_cmd + (" moves " + " ".join(history) if history else "")
-        go = format_go(go_limits(side, clocks), engine.config.proto.value)
+        who = side
+        try:  # the mover's ponder search resolved, then the other one's begun (if any)
+            hit = pondering.resolve(side, moves[-1]) if moves else False
+            who = 1 - side
+            pondering.start(who, position, clocks)
+        except EngineError as exc:
+            failed.append(who)
+            return finish(Ending(_loss(who), exc.termination, exc.describe()))
+        go = "ponderhit" if hit else format_go(go_limits(side, clocks), engine.config.proto.value)
         allowed = clocks[side].allowed_ms()
         wait_s = allowed / 1000 + timeouts.grace if allowed is not None else timeouts.move
         sent = time.monotonic()
         try:
-            engine.send(position, wait_s)
-            error = engine.discard_stale()
-            if error is not None:
-                failed.append(side)
-                return finish(
-                    Ending(
-                        _loss(side),
-                        Termination.PROTOCOL,
-                        f"answered '{quoted(error)}' to '{quoted(position)}'",
+            if not hit:
+                engine.send(position, wait_s)
+                error = engine.discard_stale()
+                if error is not None:
+                    failed.append(side)
+                    return finish(
+                        Ending(
+                            _loss(side),
+                            Termination.PROTOCOL,
+                            f"answered '{quoted(error)}' to '{quoted(position)}'",
+                        )
                     )
-                )
             sent = engine.send(go, wait_s)
             if last_read is not None:
-                overhead_s.append(sent - last_read)
+                overhead_s.append(sent - last_read - pondering.stop_wait_s)
             if progress is not None:
                 progress(_progress(engines, state.position_text(), moves, clocks, reported))
             stamp, tokens, line, score, depth = _answer(engine, sent + wait_s)
@@ -244,6 +354,7 @@ def play_game(
             )
         canonical = state.move_text(move)
         state.play(move)
+        pondering.expect(side, state, tokens)
         history.append(canonical)
         moves.append(canonical)
         times_ms.append(elapsed_ms)

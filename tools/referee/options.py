@@ -249,7 +249,8 @@ OPTIONS: tuple[Option, ...] = (
         "tc=[moves/]base[+inc] st=S depth=N nodes=N timemargin=MS dir=\n"
         "timeout.start=S timeout.ready=S timeout.move=S timeout.grace=S\n"
         "conf=NAME (from engines.json) arg=WORD initstr=TEXT\n"
-        "restart=on|off|auto stderr=FILE whitepov",
+        "restart=on|off|auto stderr=FILE whitepov\n"
+        "ponder (think on the opponent's time, if it has the option Ponder)",
     ),
     Option(
         ("each",), None, "each", _each,
@@ -634,11 +635,12 @@ def engine_config(
             f"{origin(key)}: unknown key '{shown(key, 300)}' (keys: {', '.join(sorted(ENGINE_KEYS))}, "
             "option.NAME, timeout.start|ready|move|grace)"
         )
-    if "ponder" in keys:
-        raise ConfigError(
-            f"{origin('ponder')}: ponder: the engine protocol here has no pondering "
-            "(go ponder / ponderhit) yet"
-        )
+    for flag in ENGINE_FLAGS:
+        if keys.get(flag):  # ponder=false would read as pondering: a flag takes no value
+            raise ConfigError(
+                f"{origin(flag)}: {flag}={shown(keys[flag], 300)}: {flag} stands alone, "
+                "without a value (as cutechess-cli writes it)"
+            )
     given = keys.get("cmd")
     # The option cmd= was written in (the engine has no name yet).
     written = origin("cmd").split(" ")[0] if "cmd" in own else origin("cmd")
@@ -683,6 +685,7 @@ def engine_config(
             restart=_restart(keys.get("restart", "auto")),
             stderr_file=str(Path(keys["stderr"]).absolute()) if keys.get("stderr") else None,
             whitepov="whitepov" in keys,
+            ponder="ponder" in keys,
         )
     except ConfigError as exc:
         text = str(exc)

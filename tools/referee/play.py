@@ -47,10 +47,12 @@ class EngineNotStarted(Exception):
 
 @dataclass(frozen=True)
 class GameReport:
-    """A played game: its record, and the engines (numbers) whose process failed in it."""
+    """A played game: its record, the engines (numbers) whose process failed in it, and
+    what its engines' processes have to say once (an engine that cannot ponder)."""
 
     record: GameRecord
     failed: tuple[int, ...]
+    notes: tuple[str, ...] = ()
 
 
 def play_scheduled_game(
@@ -88,7 +90,8 @@ def play_scheduled_game(
         if live is not None:
             live.remove()
     record = make_record(config, game, rules, played)
-    return GameReport(record, tuple(indices[side] for side in played.failed))
+    notes = tuple(note for engine in engines for note in engine.take_notes())
+    return GameReport(record, tuple(indices[side] for side in played.failed), notes)
 
 
 def resync(engine: EngineProcess) -> bool:

@@ -285,6 +285,8 @@ class Match:
         #: The engines' own stderr files (``stderr=``), by path, opened when first needed.
         self._own_stderr: dict[str, StderrLog] = {}
         self.live: set[EngineProcess] = set()
+        #: The engines' notes said so far (each one is said once: :attr:`GameReport.notes`).
+        self._noted: set[str] = set()
         self.tally = MatchTally(len(config.engines))
         self.played_now = 0
         self.processes = ProcessLedger(out_dir / PROCESS_FILE)
@@ -692,6 +694,10 @@ class Match:
                     ExitReason.ENGINE_FAILURE,
                     f"engine failure: {failure} (without --recover the match stops)",
                 )
+            for note in report.notes:
+                if note not in self._noted:
+                    self._noted.add(note)
+                    self.output.say(note)
             verdict = state = None
             if self.config.sprt is not None:
                 state = self.tally.sprt(self.config.sprt)

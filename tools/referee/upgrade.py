@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 #: Settings added after digests were first kept (cutechess's -repeat, -noswap, -reverse,
-#: -site; initstr=, whitepov): at these values they are left out of the digest, so that a
+#: -site; initstr=, whitepov, ponder): at these values they are left out of the digest, so that a
 #: folder of an earlier version, which has none of them, still resumes.
 LATER_MATCH: dict[str, Any] = {"repeat": 2, "swap": True, "reverse": False, "site": "?"}
-LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False}
+LATER_ENGINE: dict[str, Any] = {"initstr": [], "whitepov": False, "ponder": False}
 
 
 def drop_later_defaults(shaping: dict[str, Any]) -> None:
