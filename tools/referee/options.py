@@ -58,6 +58,10 @@ from zengine.tools.referee.words import (
 #: The demonstration: the built-in engine against itself when no engine is given.
 DEMO_GAMES = 4
 DEMO_LIMITS = {"tc": "2+0.05"}
+#: The counts of a command line in cutechess's spelling (an option with one dash), as
+#: cutechess-cli's: one game per encounter, a new opening every game. With two dashes the
+#: defaults are :class:`MatchConfig`'s: a colour-swapped pair on each opening.
+CUTECHESS_DEFAULTS = {"games": 1, "repeat": 1}
 
 #: The words that ask for the help.
 HELP_WORDS = ("-h", "--help", "-help")
@@ -263,17 +267,19 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("games",), 1, "games", _number("games", 1, MAX_GAMES), False, "N",
-        "games per encounter per round (default 2: a pair, colours swapped)",
+        "games per encounter per round (default 2; 1 in a\n"
+        "command line of one-dash options, as cutechess)",
     ),
     Option(
         ("rounds",), 1, "rounds", _number("rounds", 1, MAX_GAMES), False, "N", "rounds (default 1)"
     ),
     Option(
         ("repeat",), None, "repeat", _repeat, False, "[N]",
-        "each opening N times in a row (default 2, -repeat alone: 2)",
+        "each opening N times in a row (default 2; 1 in a\n"
+        "command line of one-dash options; --repeat alone: 2)",
     ),
-    Option(("noswap",), 0, "swap", lambda _w, _o: False, False, "", "no colour swap within an encounter"),
-    Option(("reverse",), 0, "reverse", _flag, False, "", "the second engine of each pairing moves first"),
+    Option(("noswap",), 0, "swap", lambda _w, _o: False, False, "", "no colour swap between an encounter's games"),
+    Option(("reverse",), 0, "reverse", _flag, False, "", "every game with the colours the other way"),
     Option(
         ("tournament",), 1, "tournament", _one(Tournament.parse), False, "T",
         "round-robin (default) or gauntlet (first engine vs the others)",
@@ -396,12 +402,25 @@ def split_options(args: list[str]) -> list[tuple[Option | None, list[str]]]:
     prints the help. Only a whole word is an option: ``--resume -dir`` is the folder ``-dir``;
     the ``key=value`` words of an option end at a word that starts with a dash and is not one
     (a misspelt option is an unknown option wherever it stands)."""
-    out: list[tuple[Option | None, list[str]]] = []
+    return [(option, words) for _token, option, words in _split(args)]
+
+
+def cutechess_spelled(args: list[str]) -> bool:
+    """Whether the command line is written as cutechess-cli's: an option with one dash
+    (``-games``). It then counts games as cutechess does (:data:`CUTECHESS_DEFAULTS`)."""
+    return any(
+        option is not None and not token.startswith("--") for token, option, _ in _split(args)
+    )
+
+
+def _split(args: list[str]) -> list[tuple[str, Option | None, list[str]]]:
+    """:func:`split_options`, each option with the word it was written as."""
+    out: list[tuple[str, Option | None, list[str]]] = []
     i = 0
     while i < len(args):
         token = args[i]
         if token.lower() in HELP_WORDS:
-            out.append((None, []))
+            out.append((token, None, []))
             i += 1
             continue
         if not token.startswith("-") or token in ("-", "--"):
@@ -422,7 +441,7 @@ def split_options(args: list[str]) -> list[tuple[Option | None, list[str]]]:
             i += 1
         if arity is not None and len(words) != arity:
             raise ConfigError(f"--{option.name} needs {arity} value{'s' if arity > 1 else ''}")
-        out.append((option, words))
+        out.append((token, option, words))
     return out
 
 
@@ -509,11 +528,13 @@ def parse_command_line(args: list[str]) -> MatchConfig:
     options = split_options(args)
     if resume_settings(options) is not None:
         raise ConfigError("--resume DIR continues the match of DIR: it makes no new one")
-    return config_of(read_options(options))
+    return config_of(read_options(options), cutechess_spelled(args))
 
 
-def config_of(settings: Mapping[str, Any]) -> MatchConfig:
-    """The configuration of a new match from the settings of :func:`read_options`."""
+def config_of(settings: Mapping[str, Any], cutechess: bool = False) -> MatchConfig:
+    """The configuration of a new match from the settings of :func:`read_options`; with
+    ``cutechess`` (:func:`cutechess_spelled`), what is not given takes cutechess-cli's
+    counts (the demonstration keeps its own)."""
     engines: list[dict[str, str]] = settings.get("engines", [])
     each: dict[str, str] = settings.get("each", {})
     matched = {k: v for k, v in settings.items() if k not in NOT_FIELDS}
@@ -522,6 +543,8 @@ def config_of(settings: Mapping[str, Any]) -> MatchConfig:
         if not any(k in each for k in ("tc", "st", "depth", "nodes")):
             each = {**DEMO_LIMITS, **each}
         matched.setdefault("games", DEMO_GAMES)
+    elif cutechess:
+        matched = {**CUTECHESS_DEFAULTS, **matched}
     if len(engines) == 1:
         raise ConfigError("one --engine given: give at least two (or none for the demonstration)")
     configs = [engine_config(keys, settings.get("timeouts", Timeouts()), each) for keys in engines]

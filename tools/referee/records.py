@@ -51,7 +51,9 @@ def reason_text(outcome: Ending, names: tuple[str, str]) -> str:
 class GameRecord:
     """One finished game as the files keep it. ``p1_index``/``p2_index`` are engine numbers of
     the configuration; ``scores`` are what the mover reported (None: no score); ``worker`` is
-    the address of the cluster worker that played it (None: this machine, not written)."""
+    the address of the cluster worker that played it (None: this machine, not written);
+    ``pair_round`` the round its pair began in when that is the round before its own (a pair
+    across a round's end; None otherwise, not written)."""
 
     id: int
     round: int
@@ -84,6 +86,7 @@ class GameRecord:
     #: Protocol warnings: what an engine did wrong without losing for it, in words naming it.
     warnings: tuple[str, ...] = ()
     worker: str | None = None
+    pair_round: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``games.jsonl`` (result ``1-0``, termination the PGN word;
@@ -102,6 +105,8 @@ class GameRecord:
         )
         if self.worker is None:
             del data["worker"]
+        if self.pair_round is None:
+            del data["pair_round"]
         if not self.warnings:  # kept out when there are none: most records have none
             del data["warnings"]
         return data
@@ -149,6 +154,9 @@ class GameRecord:
                 overhead_moves=_get(data, "overhead_moves", int, 0),
                 warnings=tuple(_list(data, "warnings", str)) if "warnings" in data else (),
                 worker=_get(data, "worker", str) if data.get("worker") is not None else None,
+                pair_round=_get(data, "pair_round", int)
+                if data.get("pair_round") is not None
+                else None,
             )
         except TextError as exc:
             raise RecordError(str(exc)) from None
@@ -160,8 +168,9 @@ class GameRecord:
 
     @property
     def pair_key(self) -> tuple[int, int]:
-        """The pair of the game (round, pair): two games of one opening, colours swapped."""
-        return (self.round, self.pair)
+        """The pair of the game (the round it began in, its number among that round's pairs):
+        two games in a row of one encounter, colours swapped."""
+        return (self.round if self.pair_round is None else self.pair_round, self.pair)
 
     def score_of(self, engine: int) -> float:
         """The points (1, 1/2, 0) engine number ``engine`` made in this game."""
@@ -248,6 +257,7 @@ def make_record(
         overhead_ms=(sum(overhead) / len(overhead) * 1000) if overhead else 0.0,
         overhead_moves=len(overhead),
         warnings=played.warnings,
+        pair_round=game.pair_round,
     )
 
 
