@@ -19,7 +19,7 @@ import pytest
 from fake_match import cli, fake, match_cli
 
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.referee.config import MatchConfig, Tournament
+from zengine.tools.referee.config import ConfigError, MatchConfig, Tournament
 from zengine.tools.referee.match import run_match
 from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.runner import ExitReason
@@ -292,6 +292,23 @@ def test_zengine_s_own_spelling_keeps_its_pairs() -> None:
         assert (c.games, c.repeat) == (4, 2), line
 
 
+def test_the_endgame_tables_of_tb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # -tb DIR is --tables DIR for a folder of zengine's tables (an empty one holds none);
+    # -tbpieces N keeps the positions of at most N pieces; Syzygy's folder is refused.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ours").mkdir()
+    c = config("-tb ours -tbpieces 3")
+    assert c.adjudication.tables == str(tmp_path / "ours") and c.adjudication.tb_pieces == 3
+    assert c.adjudication.tables == config("--tables ours").adjudication.tables
+    assert MatchConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
+    assert "tbpieces" not in config("-tb ours").to_json()
+    (tmp_path / "syzygy").mkdir()
+    (tmp_path / "syzygy" / "KQvK.rtbw").write_bytes(b"")
+    for option in ("-tb", "--tables"):
+        with pytest.raises(ConfigError, match=f"^{option} syzygy: Syzygy tables are chess's"):
+            config(f"{option} syzygy")
+
+
 def test_repeat_noswap_and_reverse_shape_the_schedule() -> None:
     def players(**kw: object) -> list[tuple[int, int, int]]:
         s = Schedule(2, Tournament.ROUND_ROBIN, 1, 4, lambda i: i, **kw)  # type: ignore[arg-type]
@@ -331,9 +348,13 @@ def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("-variant standard", "--variant standard: a chess variant; this referee plays "),
         ("-tournament knockout", "--tournament knockout: not offered (its pairings depend"),
         ("-tournament pyramid", "--tournament pyramid: not offered"),
-        ("-tb /syzygy", "-tb: Syzygy endgame tables are chess's (zengine's own: --tables DIR)"),
-        ("-tbpieces 6", "-tbpieces: Syzygy endgame tables are chess's"),
-        ("-tbignore50", "-tbignore50: Syzygy endgame tables are chess's"),
+        ("-tb /tb/3-4-5:/tb/6", "-tb /tb/3-4-5:/tb/6: Syzygy tables are chess's (give a folder"),
+        ("-tb 'C:\\tb;D:\\tb'", "-tb C:\\tb;D:\\tb: Syzygy tables are chess's"),
+        ("-tb nowhere", "-tb: no such folder '/"),
+        ("-tbpieces 6", "-tbpieces limits the endgame tables' adjudication: give the tables too"),
+        ("-tbpieces 1 -tb .", "--tbpieces 1: must be a whole number from 2 to 100"),
+        ("-tbignore50", "-tbignore50: the tables here are exact under the game's own rules"),
+        ("-tbadjudicate BOTH", "-tbadjudicate: the tables here hold no draws"),
         ("-epdin pos.epd", "-epdin: EPD positions are chess's"),
         ("-pgnin games.pgn", "-pgnin: PGN games are chess's"),
         ("-bookmode ram", "-bookmode: Polyglot books are chess's"),

@@ -31,6 +31,7 @@ from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import (
     MAX_CONCURRENCY,
     MAX_GAMES,
+    MAX_TB_PIECES,
     MAX_WAIT_MS,
     Adjudication,
     DrawRule,
@@ -46,6 +47,7 @@ from zengine.tools.referee.config import (
     Tournament,
     builtin_engine,
 )
+from zengine.tools.referee.tables import table_option
 from zengine.tools.referee.words import (
     ConfigError,
     key_values,
@@ -306,8 +308,16 @@ OPTIONS: tuple[Option, ...] = (
         "draw after N plies (default 1000, 0 = off)",
     ),
     Option(
-        ("tables",), 1, "tables", _one(os.path.abspath), False, "DIR",
+        ("tables",), 1, "tables", _one(lambda text: table_option("--tables", text)), False, "DIR",
         "end a game at a position of these endgame tables, exactly",
+    ),
+    Option(
+        ("tb",), 1, "tables", _one(lambda text: table_option("-tb", text)), False, "DIR",
+        "= --tables DIR (cutechess's spelling; Syzygy's are chess's)",
+    ),
+    Option(
+        ("tbpieces",), 1, "tb_pieces", _number("tbpieces", 2, MAX_TB_PIECES), False, "N",
+        "only positions of at most N pieces end a game by the tables",
     ),
     Option(
         ("maxmoves",), 1, "max_plies",
@@ -372,10 +382,10 @@ OPTIONS: tuple[Option, ...] = (
     *(
         Option((name,), None, "refused", _refused(f"-{name}: {why}"), False, "", "")
         for name, why in (
-            ("tb", "Syzygy endgame tables are chess's (zengine's own: --tables DIR)"),
-            ("tbpieces", "Syzygy endgame tables are chess's"),
-            ("tbignore50", "Syzygy endgame tables are chess's"),
-            ("tbadjudicate", "Syzygy endgame tables are chess's"),
+            ("tbignore50", "the tables here are exact under the game's own rules, which have "
+             "no fifty-move rule to ignore (leave it out)"),
+            ("tbadjudicate", "the tables here hold no draws: every position they hold ends the "
+             "game (leave it out)"),
             ("epdin", "EPD positions are chess's (give --openings file= with position strings)"),
             ("bookmode", "Polyglot books are chess's (give --openings file=)"),
             ("pgnin", "PGN games are chess's (give --openings file= with move lines)"),
@@ -391,8 +401,8 @@ _BY_NAME = {name: option for option in OPTIONS for name in option.names}
 #: The targets that are not fields of :class:`MatchConfig`: :func:`config_of` makes them into
 #: the engines and the adjudication; the caller reads ``resume`` and ``cluster``.
 NOT_FIELDS = (
-    "engines", "each", "timeouts", "resign", "draw", "max_plies", "tables", "resume", "cluster",
-    "report", "output", "refused",
+    "engines", "each", "timeouts", "resign", "draw", "max_plies", "tables", "tb_pieces", "resume",
+    "cluster", "report", "output", "refused",
 )  # fmt: skip
 
 
@@ -545,6 +555,11 @@ def config_of(settings: Mapping[str, Any], cutechess: bool = False) -> MatchConf
         matched.setdefault("games", DEMO_GAMES)
     elif cutechess:
         matched = {**CUTECHESS_DEFAULTS, **matched}
+    if "tb_pieces" in settings and "tables" not in settings:
+        raise ConfigError(
+            "-tbpieces limits the endgame tables' adjudication: give the tables too "
+            "(-tb DIR or --tables DIR)"
+        )
     if len(engines) == 1:
         raise ConfigError("one --engine given: give at least two (or none for the demonstration)")
     configs = [engine_config(keys, settings.get("timeouts", Timeouts()), each) for keys in engines]
@@ -556,6 +571,7 @@ def config_of(settings: Mapping[str, Any], cutechess: bool = False) -> MatchConf
         settings.get("draw"),
         settings.get("max_plies", Adjudication().max_plies),
         settings.get("tables"),  # an absolute path: a resume from elsewhere finds it
+        settings.get("tb_pieces"),
     )
     return MatchConfig(
         engines=tuple(replace(c, name=n) for c, n in zip(configs, names)),
