@@ -13,10 +13,11 @@ import json
 import random
 import re
 import shlex
+import signal
 from pathlib import Path
 
 import pytest
-from fake_match import cli, fake, match_cli
+from fake_match import cli, fake, match_cli, start_match, wait_for_games
 
 from zengine.engine.variants import make_rules, variant_names
 from zengine.tools.referee.config import ConfigError, MatchConfig, Tournament
@@ -149,6 +150,9 @@ def test_pgnout_min_appends_and_the_engine_keys_work(tmp_path: Path) -> None:
     assert len(games) == 3
     movetext = [g.split("\n\n", 1)[1] for g in games[1:]]
     assert all("{" not in m and m.strip() for m in movetext)  # min: no comments
+    minimal = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN", "SetUp"]
+    for game in games[1:]:  # and cutechess's minimal tags
+        assert re.findall(r"^\[(\w+) ", game, re.M) == [*minimal, "Variant"]
     assert "{" in (tmp_path / "m" / "games.pgn").read_text()  # the folder's own keeps them
     assert len((tmp_path / "end.epd").read_text().splitlines()) == 2
     assert stderr.exists()
@@ -181,6 +185,32 @@ def test_one_game_a_round_as_cutechess_plays_it(tmp_path: Path) -> None:
     ]  # fmt: skip
     summary = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert sum(summary["encounters"][0]["pentanomial"]) == 2
+
+
+@pytest.mark.parametrize("fi", [False, True])
+def test_pgnout_keeps_a_game_the_match_stopped_unless_fi(tmp_path: Path, fi: bool) -> None:
+    # cutechess writes a game it stopped (result "*") to -pgnout; with fi, finished games only.
+    # The folder's own records keep finished games alone (the stopped one is replayed).
+    pgnout = tmp_path / "all.pgn"
+    slow = fake("--delay", "40")
+    proc = start_match(
+        *("-engine", slow, "name=A", "-engine", slow, "name=B", "-each", "depth=1"),
+        *("-games", "4", "-maxmoves", "200", "-pgnout", str(pgnout), *(["fi"] if fi else [])),
+        *("--out", str(tmp_path / "m")),
+    )
+    wait_for_games(tmp_path / "m", 1, proc)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    kept = (tmp_path / "m" / "games.jsonl").read_text().count("\n")
+    games = pgn_games(pgnout)
+    results = [re.search(r'\[Result "(.*)"\]', g)[1] for g in games]  # type: ignore[index]
+    assert "*" not in results[:kept] and len(games) == kept + (0 if fi else 1)
+    if not fi:
+        assert results[-1] == "*" and '[Termination "abandoned"]' in games[-1]
+        assert '[Reason "not finished: the match stopped (interrupted)"]' in games[-1]
+        assert games[-1].rstrip().endswith(" *")
+    assert '[Result "*"]' not in (tmp_path / "m" / "games.pgn").read_text()
 
 
 def test_an_engine_that_cannot_start_says_to_correct_it(tmp_path: Path) -> None:

@@ -651,9 +651,9 @@ class Tournament(enum.Enum):
 @dataclass(frozen=True)
 class PgnOut:
     """``-pgnout FILE [min] [fi]``: every game is also appended to ``file`` as cutechess
-    appends, with no move comments if ``min``. ``fi`` (finished games only) is kept for the
-    command line's sake: every game recorded here has a result (abandoned games are replayed,
-    never written)."""
+    appends, in cutechess's minimal PGN if ``min`` (the Seven Tag Roster and what replaying
+    needs, no comments). A game the match stopped in the middle of (Ctrl-C) is appended too,
+    with result ``*``, unless ``fi`` (finished games only)."""
 
     file: str
     min: bool = False

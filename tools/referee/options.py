@@ -354,7 +354,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(("site",), 1, "site", _one(str), False, "NAME", "the Site tag"),
     Option(
         ("pgnout",), None, "pgnout", _pgnout("pgnout"), False, "FILE [min] [fi]",
-        "also append every game to FILE (min: no comments)",
+        "also append every game to FILE (min: cutechess's\n"
+        "minimal PGN; fi: finished games only, no game stopped)",
     ),
     Option(("epdout",), None, "epdout", _epdout, False, "FILE", "append each game's final position to FILE"),
     Option(

@@ -555,8 +555,22 @@ def limit_tags(time_control: str) -> list[tuple[str, str]]:
     return tags
 
 
-def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
-    """A record's tag pairs, the Seven Tag Roster first, in the order they are written."""
+#: The tags of cutechess's minimal PGN (``-pgnout FILE min``), in its order: the Seven Tag
+#: Roster, then what replaying the game needs (cutechess's ``PgnGame::write``, Minimal mode).
+MINIMAL_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN", "SetUp",
+                "Variant")  # fmt: skip
+#: The result of a game that did not finish, as PGN writes it.
+UNFINISHED = "*"
+
+
+def pgn_tags(
+    record: GameRecord, site: str = "?", abandoned: str | None = None
+) -> list[tuple[str, str]]:
+    """A record's tag pairs, the Seven Tag Roster first, in the order they are written. With
+    ``abandoned`` (why), the game did not finish: result ``*``, termination ``abandoned``."""
+    result, termination, reason = record.result.pgn, record.termination.value, record.reason
+    if abandoned is not None:
+        result, termination, reason = UNFINISHED, Termination.ABANDONED.value, abandoned
     tags = [
         ("Event", record.event),
         ("Site", site),
@@ -564,7 +578,7 @@ def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
         ("Round", f"{record.round + 1}.{record.id + 1}"),
         ("White", record.p1),
         ("Black", record.p2),
-        ("Result", record.result.pgn),
+        ("Result", result),
         ("Variant", record.variant),
         ("P1", record.p1),
         ("P2", record.p2),
@@ -573,8 +587,8 @@ def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
     if colours is not None and colours != ("White", "Black"):
         tags += [("WhiteColour", colours[0]), ("BlackColour", colours[1])]
     tags += [
-        ("Termination", record.termination.value),
-        ("Reason", record.reason),
+        ("Termination", termination),
+        ("Reason", reason),
         ("Opening", record.opening),
         ("SetUp", "1"),
         ("FEN", record.start_fen),
@@ -614,15 +628,19 @@ def _wrap(tokens: Iterable[str]) -> list[str]:
     return lines
 
 
-def pgn_text(record: GameRecord, site: str = "?", comments: bool = True) -> str:
+def pgn_text(
+    record: GameRecord, site: str = "?", minimal: bool = False, abandoned: str | None = None
+) -> str:
     """A game record as PGN: tags, then the numbered moves in the game's own notation, each
     with cutechess's comment (``{book}`` for the opening's moves), then the reason the game
     ended as a comment and the result.
 
     Move numbers count full moves from the game's start position, as PGN does (``1. a1xa2
-    b3xb2 2. ...``; ``1...`` first when player 2 moves first). Without ``comments`` (cutechess's
-    ``-pgnout FILE min``), the moves stand alone.
+    b3xb2 2. ...``; ``1...`` first when player 2 moves first). ``minimal`` is cutechess's
+    ``-pgnout FILE min``: the tags of :data:`MINIMAL_TAGS` and the moves alone, no comment.
+    With ``abandoned`` (why), the game did not finish: its moves so far, result ``*``.
     """
+    comments = not minimal
     tokens: list[str] = []
     side = record.start_side
     number = 1
@@ -642,8 +660,12 @@ def pgn_text(record: GameRecord, site: str = "?", comments: bool = True) -> str:
         if side == 1:
             number += 1
         side ^= 1
-    if record.reason and comments:
-        tokens += _comment_words(record.reason)
-    tokens.append(record.result.pgn)
-    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record, site))
+    tags = pgn_tags(record, site, abandoned)
+    by_name = dict(tags)
+    if by_name["Reason"] and comments:
+        tokens += _comment_words(by_name["Reason"])
+    tokens.append(by_name["Result"])
+    if minimal:
+        tags = [(name, by_name[name]) for name in MINIMAL_TAGS]
+    head = "\n".join(_tag(name, value) for name, value in tags)
     return head + "\n\n" + "\n".join(_wrap(tokens)) + "\n"
