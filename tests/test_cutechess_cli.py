@@ -13,13 +13,14 @@ import json
 import random
 import re
 import shlex
+import signal
 from pathlib import Path
 
 import pytest
-from fake_match import cli, fake, match_cli
+from fake_match import cli, fake, match_cli, start_match, wait_for_games
 
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.referee.config import MatchConfig, Tournament
+from zengine.tools.referee.config import ConfigError, MatchConfig, Tournament
 from zengine.tools.referee.match import run_match
 from zengine.tools.referee.options import parse_command_line
 from zengine.tools.referee.runner import ExitReason
@@ -149,6 +150,9 @@ def test_pgnout_min_appends_and_the_engine_keys_work(tmp_path: Path) -> None:
     assert len(games) == 3
     movetext = [g.split("\n\n", 1)[1] for g in games[1:]]
     assert all("{" not in m and m.strip() for m in movetext)  # min: no comments
+    minimal = ["Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN", "SetUp"]
+    for game in games[1:]:  # and cutechess's minimal tags
+        assert re.findall(r"^\[(\w+) ", game, re.M) == [*minimal, "Variant"]
     assert "{" in (tmp_path / "m" / "games.pgn").read_text()  # the folder's own keeps them
     assert len((tmp_path / "end.epd").read_text().splitlines()) == 2
     assert stderr.exists()
@@ -157,6 +161,56 @@ def test_pgnout_min_appends_and_the_engine_keys_work(tmp_path: Path) -> None:
     assert len(re.findall(r" A > uci$", traffic, re.M)) == 2
     assert len(re.findall(r" B > uci$", traffic, re.M)) == 1
     assert len(re.findall(r" A > setoption name Hash value 8$", traffic, re.M)) == 2
+
+
+def test_one_game_a_round_as_cutechess_plays_it(tmp_path: Path) -> None:
+    # cutechess's counts: no -games, no -repeat: one game a round, a new opening each game,
+    # colours alternating; two games in a row (across rounds) make the pair the Elo needs.
+    code, out, err = run(
+        f"cutechess-cli -engine cmd=zengine name=A -engine cmd=zengine name=B {EACH} "
+        "-rounds 4 -maxmoves 20 -ratinginterval 2 -srand 5",
+        tmp_path,
+    )
+    assert code == 0, err
+    assert sum(line.startswith("Finished game") for line in out) == 4
+    elo = [line for line in out if line.startswith("Elo difference: ")]
+    assert len(elo) >= 2 and not any("no complete pair" in line for line in elo)
+    games = [json.loads(g) for g in (tmp_path / "m" / "games.jsonl").read_text().splitlines()]
+    by_id = {g["id"]: g for g in games}
+    assert [by_id[i]["p1"] for i in range(4)] == ["A", "B", "A", "B"]
+    assert [by_id[i]["opening_index"] for i in range(4)] == [0, 1, 2, 3]
+    assert len({by_id[i]["opening"] for i in range(4)}) == 4
+    assert [(by_id[i]["round"], by_id[i].get("pair_round")) for i in range(4)] == [
+        (0, None), (1, 0), (2, None), (3, 2),
+    ]  # fmt: skip
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert sum(summary["encounters"][0]["pentanomial"]) == 2
+
+
+@pytest.mark.parametrize("fi", [False, True])
+def test_pgnout_keeps_a_game_the_match_stopped_unless_fi(tmp_path: Path, fi: bool) -> None:
+    # cutechess writes a game it stopped (result "*") to -pgnout; with fi, finished games only.
+    # The folder's own records keep finished games alone (the stopped one is replayed).
+    pgnout = tmp_path / "all.pgn"
+    slow = fake("--delay", "40")
+    proc = start_match(
+        *("-engine", slow, "name=A", "-engine", slow, "name=B", "-each", "depth=1"),
+        *("-games", "4", "-maxmoves", "200", "-pgnout", str(pgnout), *(["fi"] if fi else [])),
+        *("--out", str(tmp_path / "m")),
+    )
+    wait_for_games(tmp_path / "m", 1, proc)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    kept = (tmp_path / "m" / "games.jsonl").read_text().count("\n")
+    games = pgn_games(pgnout)
+    results = [re.search(r'\[Result "(.*)"\]', g)[1] for g in games]  # type: ignore[index]
+    assert "*" not in results[:kept] and len(games) == kept + (0 if fi else 1)
+    if not fi:
+        assert results[-1] == "*" and '[Termination "abandoned"]' in games[-1]
+        assert '[Reason "not finished: the match stopped (interrupted)"]' in games[-1]
+        assert games[-1].rstrip().endswith(" *")
+    assert '[Result "*"]' not in (tmp_path / "m" / "games.pgn").read_text()
 
 
 def test_an_engine_that_cannot_start_says_to_correct_it(tmp_path: Path) -> None:
@@ -202,6 +256,89 @@ def test_cutechess_counts_and_spellings() -> None:
     assert c.engines[2].cmd[-2:] == ("-a", "b c") and c.engines[2].limits.search.depth == 3
 
 
+def games_of(line: str) -> list[tuple[int, int, int, int, tuple[int, int]]]:
+    """The schedule of a command line: per game its round, players, opening and pair."""
+    c = parse_command_line(shlex.split(line))
+    s = Schedule(
+        len(c.engines), c.tournament, c.rounds, c.games, lambda i: i,  # type: ignore[arg-type,return-value]
+        c.repeat, c.swap, c.reverse,
+    )  # fmt: skip
+    keys = [(g.round if g.pair_round is None else g.pair_round, g.pair) for g in s]
+    return [(g.round, g.p1, g.p2, g.opening_index, key) for g, key in zip(s, keys)]
+
+
+def test_a_cutechess_command_line_counts_as_cutechess() -> None:
+    # cutechess-cli: -games 1, -rounds 1, no -repeat (a new opening every game), colours
+    # alternating from one game of an encounter to the next, also across rounds.
+    c = config("")
+    assert (c.games, c.rounds, c.repeat, c.swap) == (1, 1, 1, True)
+    # -games 2 -rounds 3 -repeat: 6 games, 3 openings each played twice, colours swapped.
+    assert games_of(f"{TWO} -games 2 -rounds 3 -repeat") == [
+        (0, 0, 1, 0, (0, 0)), (0, 1, 0, 0, (0, 0)),
+        (1, 0, 1, 1, (1, 0)), (1, 1, 0, 1, (1, 0)),
+        (2, 0, 1, 2, (2, 0)), (2, 1, 0, 2, (2, 0)),
+    ]  # fmt: skip
+    # -games 1 -rounds 4: 4 games, 4 openings; the colours still alternate, and two games in
+    # a row are a pair (across the round's end) for the Elo and the SPRT.
+    assert games_of(f"{TWO} -games 1 -rounds 4") == [
+        (0, 0, 1, 0, (0, 0)), (1, 1, 0, 1, (0, 0)),
+        (2, 0, 1, 2, (2, 0)), (3, 1, 0, 3, (2, 0)),
+    ]  # fmt: skip
+    # -games 4 -repeat: 4 games, each opening twice; -repeat 4: one opening for all four.
+    assert [g[3] for g in games_of(f"{TWO} -games 4 -repeat")] == [0, 0, 1, 1]
+    assert [g[3] for g in games_of(f"{TWO} -games 4 -repeat 4")] == [0, 0, 0, 0]
+    # An odd number of games a round: the count goes on over the rounds, as cutechess's.
+    assert games_of(f"{TWO} -games 3 -rounds 2 -repeat") == [
+        (0, 0, 1, 0, (0, 0)), (0, 1, 0, 0, (0, 0)), (0, 0, 1, 1, (0, 1)),
+        (1, 1, 0, 1, (0, 1)), (1, 0, 1, 2, (1, 0)), (1, 1, 0, 2, (1, 0)),
+    ]  # fmt: skip
+    # -noswap: the first engine always first; -reverse: every game's colours the other way.
+    assert [g[1] for g in games_of(f"{TWO} -rounds 4 -noswap")] == [0, 0, 0, 0]
+    assert [g[1] for g in games_of(f"{TWO} -rounds 4 -reverse")] == [1, 0, 1, 0]
+    # A round robin of three: games x rounds x 3 encounters, each encounter's games
+    # alternating colours and meeting the same openings.
+    three = f"{TWO} -engine cmd=zengine name=c"
+    assert len(games_of(three)) == 3 and len(games_of(f"{three} -rounds 2")) == 6
+    rr = games_of(f"{three} -games 2 -rounds 2 -repeat")
+    assert len(rr) == 12
+    assert [(g[1], g[2], g[3]) for g in rr[:6]] == [
+        (0, 1, 0), (1, 0, 0), (0, 2, 0), (2, 0, 0), (1, 2, 0), (2, 1, 0),
+    ]  # fmt: skip
+    assert {g[3] for g in rr[6:]} == {1}
+    assert len(games_of(f"{three} -tournament gauntlet -games 4 -rounds 3")) == 2 * 4 * 3
+
+
+def test_zengine_s_own_spelling_keeps_its_pairs() -> None:
+    # Two dashes: a colour-swapped pair on each opening, as before; one single-dash option
+    # anywhere makes the line cutechess's. The demonstration keeps its four games in pairs.
+    double = "--engine cmd=zengine name=a --engine cmd=zengine name=b --each depth=1"
+    c = parse_command_line(shlex.split(double))
+    assert (c.games, c.rounds, c.repeat) == (2, 1, 2)
+    assert [g[3] for g in games_of(f"{double} --rounds 2")] == [0, 0, 1, 1]
+    c = parse_command_line(shlex.split(f"{double} -rounds 2"))
+    assert (c.games, c.rounds, c.repeat) == (1, 2, 1)
+    for line in ([], ["-concurrency", "1"], ["--concurrency", "1"]):
+        c = parse_command_line(line)
+        assert (c.games, c.repeat) == (4, 2), line
+
+
+def test_the_endgame_tables_of_tb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # -tb DIR is --tables DIR for a folder of zengine's tables (an empty one holds none);
+    # -tbpieces N keeps the positions of at most N pieces; Syzygy's folder is refused.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ours").mkdir()
+    c = config("-tb ours -tbpieces 3")
+    assert c.adjudication.tables == str(tmp_path / "ours") and c.adjudication.tb_pieces == 3
+    assert c.adjudication.tables == config("--tables ours").adjudication.tables
+    assert MatchConfig.from_json(json.loads(json.dumps(c.to_json()))) == c
+    assert "tbpieces" not in config("-tb ours").to_json()
+    (tmp_path / "syzygy").mkdir()
+    (tmp_path / "syzygy" / "KQvK.rtbw").write_bytes(b"")
+    for option in ("-tb", "--tables"):
+        with pytest.raises(ConfigError, match=f"^{option} syzygy: Syzygy tables are chess's"):
+            config(f"{option} syzygy")
+
+
 def test_repeat_noswap_and_reverse_shape_the_schedule() -> None:
     def players(**kw: object) -> list[tuple[int, int, int]]:
         s = Schedule(2, Tournament.ROUND_ROBIN, 1, 4, lambda i: i, **kw)  # type: ignore[arg-type]
@@ -243,9 +380,13 @@ def test_an_engine_of_engines_json(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("-variant standard", "--variant standard: a chess variant; this referee plays "),
         ("-tournament knockout", "--tournament knockout: not offered (its pairings depend"),
         ("-tournament pyramid", "--tournament pyramid: not offered"),
-        ("-tb /syzygy", "-tb: Syzygy endgame tables are chess's (zengine's own: --tables DIR)"),
-        ("-tbpieces 6", "-tbpieces: Syzygy endgame tables are chess's"),
-        ("-tbignore50", "-tbignore50: Syzygy endgame tables are chess's"),
+        ("-tb /tb/3-4-5:/tb/6", "-tb /tb/3-4-5:/tb/6: Syzygy tables are chess's (give a folder"),
+        ("-tb 'C:\\tb;D:\\tb'", "-tb C:\\tb;D:\\tb: Syzygy tables are chess's"),
+        ("-tb nowhere", "-tb: no such folder '/"),
+        ("-tbpieces 6", "-tbpieces limits the endgame tables' adjudication: give the tables too"),
+        ("-tbpieces 1 -tb .", "--tbpieces 1: must be a whole number from 2 to 100"),
+        ("-tbignore50", "-tbignore50: the tables here are exact under the game's own rules"),
+        ("-tbadjudicate BOTH", "-tbadjudicate: the tables here hold no draws"),
         ("-epdin pos.epd", "-epdin: EPD positions are chess's"),
         ("-pgnin games.pgn", "-pgnin: PGN games are chess's"),
         ("-bookmode ram", "-bookmode: Polyglot books are chess's"),
@@ -315,7 +456,7 @@ def test_a_folder_of_the_version_before_still_resumes() -> None:
     # their defaults must not change it, or --resume would refuse every earlier folder.
     c = parse_command_line(shlex.split("--engine name=a --engine name=b --each depth=1 --seed 3"))
     assert c.games_digest() == "6fc1afe3d6ad15d16c0da7323f6bc445c8d62cf26088b771d088d377ccc1f908"
-    assert config("-seed 3 -repeat 1").games_digest() != config("-seed 3").games_digest()
+    assert config("-seed 3 -repeat 1").games_digest() != config("-seed 3 -repeat 2").games_digest()
     # ponder came later still: its default leaves the digest as it was; set, it changes it.
     assert config("-seed 3 -each ponder").games_digest() != config("-seed 3").games_digest()
 

@@ -468,8 +468,9 @@ def test_the_options_table_drives_the_command_line_the_resume_rule_and_the_help(
 def test_single_dash_spellings_are_the_same_options() -> None:
     two = ["--engine", "cmd=zengine", "name=a", "--engine", "cmd=zengine", "name=b"]
     words = [*two, "--each", "depth=2", "--games", "6", "--seed", "4", "--variant", "zhadu"]
+    words += ["--repeat", "3"]  # (what is left out takes cutechess's defaults with one dash)
     single = [w[1:] if w.startswith("--") else w for w in words]
-    assert single[0] == "-engine" and single[-2] == "-variant"
+    assert single[0] == "-engine" and single[-2] == "-repeat"
     assert parse_command_line(single) == parse_command_line(words)
     assert [o.name for o, _ in split_options(["-games", "2", "---ROUNDS", "3"])] == [
         "games",

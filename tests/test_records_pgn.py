@@ -174,6 +174,36 @@ def test_movetext_numbers_comments_and_result():
     )
 
 
+def test_minimal_pgn_is_cutechess_s():
+    # cutechess's -pgnout FILE min (PgnGame::write, Minimal): the Seven Tag Roster, then FEN,
+    # SetUp and the Variant (never "standard" here), and the moves with no comment at all.
+    tags, movetext = split_game(pgn_text(record(), site="lab", minimal=True))
+    assert tags == [
+        ("Event", "zengine match"), ("Site", "lab"), ("Date", "2026.11.29"), ("Round", "1.1"),
+        ("White", "A"), ("Black", "B"), ("Result", "1-0"),
+        ("FEN", "brbrbr/rbrbrb/brbrbr/rbrbrb/brbrbr/rbrbrb r"), ("SetUp", "1"),
+        ("Variant", "zola size 6"),
+    ]  # fmt: skip
+    assert " ".join(movetext) == "1. a1xa2 b2xa2 2. c1xb1 d1xc1 1-0"
+
+
+@pytest.mark.parametrize("minimal", [False, True])
+def test_a_game_that_did_not_finish_has_the_result_of_none(minimal: bool) -> None:
+    # The match stopped in its middle: its moves so far, result "*" (as cutechess writes it).
+    text = pgn_text(record(), minimal=minimal, abandoned="not finished: the match stopped (x)")
+    tags, movetext = split_game(text)
+    values = dict(tags)
+    assert values["Result"] == "*" and " ".join(movetext).endswith(" *")
+    if minimal:
+        assert " ".join(movetext) == "1. a1xa2 b2xa2 2. c1xb1 d1xc1 *"
+    else:
+        assert values["Termination"] == "abandoned"
+        assert values["Reason"] == "not finished: the match stopped (x)"
+        assert " ".join(movetext).endswith("{not finished: the match stopped (x)} *")
+    headers = chess.pgn.read_headers(io.StringIO(text))
+    assert headers is not None and headers["Result"] == "*"
+
+
 def test_player_two_moving_first_starts_with_an_ellipsis():
     text = pgn_text(record(start_side=1, opening_moves=(), opening=""))
     _, movetext = split_game(text)

@@ -493,6 +493,19 @@ def test_the_referee_ends_a_game_at_a_table_position(folder: Path, tmp_path: Pat
         assert record["result"] == ("1-0" if winner == 0 else "0-1")
 
 
+def test_tbpieces_limits_the_positions_that_end_a_game(folder: Path) -> None:
+    """cutechess's ``-tbpieces N``: only a position of at most N checkers ends the game."""
+    from zengine.tools.referee.tables import table_ending
+
+    rules = make_rules("zola")
+    for material, limit, ends in (("2v2", 4, True), ("2v2", 3, False), ("1v2", 3, True)):
+        own, opp = random_positions("zola", material, 1, 5)[0]
+        state = ZolaState(rules, own, opp, 0)  # type: ignore[arg-type]
+        exact = table_ending(str(folder), state)
+        assert exact is not None
+        assert table_ending(str(folder), state, limit) == (exact if ends else None), material
+
+
 def test_the_referee_refuses_a_bad_table_folder(tmp_path: Path) -> None:
     from zengine.tools.referee.config import ConfigError
     from zengine.tools.referee.options import parse_command_line

@@ -153,6 +153,8 @@ def game_of(record: dict[str, Any]) -> Game:
     moves = _moves(record, "moves", notes)
     side = _opt_int(record.get("start_side"))
     round_, pair = record.get("round"), record.get("pair")
+    if _opt_int(record.get("pair_round")) is not None:  # a pair across a round's end
+        round_ = record["pair_round"]
     return Game(
         id=record["id"],
         p1=_text(record, "p1", "?"),

@@ -67,6 +67,8 @@ MAX_OPENING_PLIES = 1000
 MAX_MOVECOUNT = 1000
 MAX_MOVENUMBER = 100_000
 MAX_CP = 100_000
+#: The most pieces ``-tbpieces`` may name (the largest board has 100 squares).
+MAX_TB_PIECES = 100
 #: The longest wait between games (``-wait``): a minute, in milliseconds.
 MAX_WAIT_MS = 60_000
 
@@ -506,9 +508,13 @@ class Adjudication:
     max_plies: int = field(default=1000, metadata=json_field("maxplies", required=True))
     #: ``--tables``: the folder of endgame tables that end a game they hold (None = off).
     tables: str | None = field(default=None, metadata=json_field(omit_none=True))
+    #: ``-tbpieces N``: only positions of at most N pieces end a game by the tables.
+    tb_pieces: int | None = field(default=None, metadata=json_field("tbpieces", omit_none=True))
 
     def __post_init__(self) -> None:
         within_range("--maxplies", self.max_plies, 0, MAX_GAMES)
+        if self.tb_pieces is not None:
+            within_range("-tbpieces", self.tb_pieces, 2, MAX_TB_PIECES)
         if self.tables is not None:
             from zengine.engine.endgame import TableError
             from zengine.tools.referee.tables import table_folder
@@ -604,9 +610,9 @@ class Tournament(enum.Enum):
 @dataclass(frozen=True)
 class PgnOut:
     """``-pgnout FILE [min] [fi]``: every game is also appended to ``file`` as cutechess
-    appends, with no move comments if ``min``. ``fi`` (finished games only) is kept for the
-    command line's sake: every game recorded here has a result (abandoned games are replayed,
-    never written)."""
+    appends, in cutechess's minimal PGN if ``min`` (the Seven Tag Roster and what replaying
+    needs, no comments). A game the match stopped in the middle of (Ctrl-C) is appended too,
+    with result ``*``, unless ``fi`` (finished games only)."""
 
     file: str
     min: bool = False

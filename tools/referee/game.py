@@ -240,7 +240,7 @@ def play_game(
         if over is not None:
             return finish(Ending.by_rules(over))
         if adjudication.tables is not None:
-            exact = table_ending(adjudication.tables, state)
+            exact = table_ending(adjudication.tables, state, adjudication.tb_pieces)
             if exact is not None:
                 return finish(exact)
         played = len(moves)

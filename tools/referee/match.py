@@ -43,6 +43,7 @@ from zengine.tools.referee.live import LiveOutput, print_line
 from zengine.tools.referee.options import (
     NOT_FIELDS,
     config_of,
+    cutechess_spelled,
     help_lines,
     read_options,
     resume_settings,
@@ -95,7 +96,7 @@ def run_match(
                 check_commands(config.engines)
             _check_openings_unchanged(config)
         else:
-            config = config_of(settings)
+            config = config_of(settings, cutechess_spelled(args))
             if cluster is None:
                 check_commands(config.engines)
             config = _check_openings(config)  # before the folder is made

@@ -31,6 +31,7 @@ from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import (
     MAX_CONCURRENCY,
     MAX_GAMES,
+    MAX_TB_PIECES,
     MAX_WAIT_MS,
     Adjudication,
     DrawRule,
@@ -46,6 +47,7 @@ from zengine.tools.referee.config import (
     Tournament,
 )
 from zengine.tools.referee.engine_client import builtin_engine
+from zengine.tools.referee.tables import table_option
 from zengine.tools.referee.words import (
     ConfigError,
     key_values,
@@ -58,6 +60,10 @@ from zengine.tools.referee.words import (
 #: The demonstration: the built-in engine against itself when no engine is given.
 DEMO_GAMES = 4
 DEMO_LIMITS = {"tc": "2+0.05"}
+#: The counts of a command line in cutechess's spelling (an option with one dash), as
+#: cutechess-cli's: one game per encounter, a new opening every game. With two dashes the
+#: defaults are :class:`MatchConfig`'s: a colour-swapped pair on each opening.
+CUTECHESS_DEFAULTS = {"games": 1, "repeat": 1}
 
 #: The words that ask for the help.
 HELP_WORDS = ("-h", "--help", "-help")
@@ -264,17 +270,19 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         ("games",), 1, "games", _number("games", 1, MAX_GAMES), False, "N",
-        "games per encounter per round (default 2: a pair, colours swapped)",
+        "games per encounter per round (default 2; 1 in a\n"
+        "command line of one-dash options, as cutechess)",
     ),
     Option(
         ("rounds",), 1, "rounds", _number("rounds", 1, MAX_GAMES), False, "N", "rounds (default 1)"
     ),
     Option(
         ("repeat",), None, "repeat", _repeat, False, "[N]",
-        "each opening N times in a row (default 2, -repeat alone: 2)",
+        "each opening N times in a row (default 2; 1 in a\n"
+        "command line of one-dash options; --repeat alone: 2)",
     ),
-    Option(("noswap",), 0, "swap", lambda _w, _o: False, False, "", "no colour swap within an encounter"),
-    Option(("reverse",), 0, "reverse", _flag, False, "", "the second engine of each pairing moves first"),
+    Option(("noswap",), 0, "swap", lambda _w, _o: False, False, "", "no colour swap between an encounter's games"),
+    Option(("reverse",), 0, "reverse", _flag, False, "", "every game with the colours the other way"),
     Option(
         ("tournament",), 1, "tournament", _one(Tournament.parse), False, "T",
         "round-robin (default) or gauntlet (first engine vs the others)",
@@ -301,8 +309,16 @@ OPTIONS: tuple[Option, ...] = (
         "draw after N plies (default 1000, 0 = off)",
     ),
     Option(
-        ("tables",), 1, "tables", _one(os.path.abspath), False, "DIR",
+        ("tables",), 1, "tables", _one(lambda text: table_option("--tables", text)), False, "DIR",
         "end a game at a position of these endgame tables, exactly",
+    ),
+    Option(
+        ("tb",), 1, "tables", _one(lambda text: table_option("-tb", text)), False, "DIR",
+        "= --tables DIR (cutechess's spelling; Syzygy's are chess's)",
+    ),
+    Option(
+        ("tbpieces",), 1, "tb_pieces", _number("tbpieces", 2, MAX_TB_PIECES), False, "N",
+        "only positions of at most N pieces end a game by the tables",
     ),
     Option(
         ("maxmoves",), 1, "max_plies",
@@ -339,7 +355,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(("site",), 1, "site", _one(str), False, "NAME", "the Site tag"),
     Option(
         ("pgnout",), None, "pgnout", _pgnout("pgnout"), False, "FILE [min] [fi]",
-        "also append every game to FILE (min: no comments)",
+        "also append every game to FILE (min: cutechess's\n"
+        "minimal PGN; fi: finished games only, no game stopped)",
     ),
     Option(("epdout",), None, "epdout", _epdout, False, "FILE", "append each game's final position to FILE"),
     Option(
@@ -367,10 +384,10 @@ OPTIONS: tuple[Option, ...] = (
     *(
         Option((name,), None, "refused", _refused(f"-{name}: {why}"), False, "", "")
         for name, why in (
-            ("tb", "Syzygy endgame tables are chess's (zengine's own: --tables DIR)"),
-            ("tbpieces", "Syzygy endgame tables are chess's"),
-            ("tbignore50", "Syzygy endgame tables are chess's"),
-            ("tbadjudicate", "Syzygy endgame tables are chess's"),
+            ("tbignore50", "the tables here are exact under the game's own rules, which have "
+             "no fifty-move rule to ignore (leave it out)"),
+            ("tbadjudicate", "the tables here hold no draws: every position they hold ends the "
+             "game (leave it out)"),
             ("epdin", "EPD positions are chess's (give --openings file= with position strings)"),
             ("bookmode", "Polyglot books are chess's (give --openings file=)"),
             ("pgnin", "PGN games are chess's (give --openings file= with move lines)"),
@@ -386,8 +403,8 @@ _BY_NAME = {name: option for option in OPTIONS for name in option.names}
 #: The targets that are not fields of :class:`MatchConfig`: :func:`config_of` makes them into
 #: the engines and the adjudication; the caller reads ``resume`` and ``cluster``.
 NOT_FIELDS = (
-    "engines", "each", "timeouts", "resign", "draw", "max_plies", "tables", "resume", "cluster",
-    "report", "output", "refused",
+    "engines", "each", "timeouts", "resign", "draw", "max_plies", "tables", "tb_pieces", "resume",
+    "cluster", "report", "output", "refused",
 )  # fmt: skip
 
 
@@ -397,12 +414,25 @@ def split_options(args: list[str]) -> list[tuple[Option | None, list[str]]]:
     prints the help. Only a whole word is an option: ``--resume -dir`` is the folder ``-dir``;
     the ``key=value`` words of an option end at a word that starts with a dash and is not one
     (a misspelt option is an unknown option wherever it stands)."""
-    out: list[tuple[Option | None, list[str]]] = []
+    return [(option, words) for _token, option, words in _split(args)]
+
+
+def cutechess_spelled(args: list[str]) -> bool:
+    """Whether the command line is written as cutechess-cli's: an option with one dash
+    (``-games``). It then counts games as cutechess does (:data:`CUTECHESS_DEFAULTS`)."""
+    return any(
+        option is not None and not token.startswith("--") for token, option, _ in _split(args)
+    )
+
+
+def _split(args: list[str]) -> list[tuple[str, Option | None, list[str]]]:
+    """:func:`split_options`, each option with the word it was written as."""
+    out: list[tuple[str, Option | None, list[str]]] = []
     i = 0
     while i < len(args):
         token = args[i]
         if token.lower() in HELP_WORDS:
-            out.append((None, []))
+            out.append((token, None, []))
             i += 1
             continue
         if not token.startswith("-") or token in ("-", "--"):
@@ -423,7 +453,7 @@ def split_options(args: list[str]) -> list[tuple[Option | None, list[str]]]:
             i += 1
         if arity is not None and len(words) != arity:
             raise ConfigError(f"--{option.name} needs {arity} value{'s' if arity > 1 else ''}")
-        out.append((option, words))
+        out.append((token, option, words))
     return out
 
 
@@ -510,11 +540,13 @@ def parse_command_line(args: list[str]) -> MatchConfig:
     options = split_options(args)
     if resume_settings(options) is not None:
         raise ConfigError("--resume DIR continues the match of DIR: it makes no new one")
-    return config_of(read_options(options))
+    return config_of(read_options(options), cutechess_spelled(args))
 
 
-def config_of(settings: Mapping[str, Any]) -> MatchConfig:
-    """The configuration of a new match from the settings of :func:`read_options`."""
+def config_of(settings: Mapping[str, Any], cutechess: bool = False) -> MatchConfig:
+    """The configuration of a new match from the settings of :func:`read_options`; with
+    ``cutechess`` (:func:`cutechess_spelled`), what is not given takes cutechess-cli's
+    counts (the demonstration keeps its own)."""
     engines: list[dict[str, str]] = settings.get("engines", [])
     each: dict[str, str] = settings.get("each", {})
     matched = {k: v for k, v in settings.items() if k not in NOT_FIELDS}
@@ -523,6 +555,13 @@ def config_of(settings: Mapping[str, Any]) -> MatchConfig:
         if not any(k in each for k in ("tc", "st", "depth", "nodes")):
             each = {**DEMO_LIMITS, **each}
         matched.setdefault("games", DEMO_GAMES)
+    elif cutechess:
+        matched = {**CUTECHESS_DEFAULTS, **matched}
+    if "tb_pieces" in settings and "tables" not in settings:
+        raise ConfigError(
+            "-tbpieces limits the endgame tables' adjudication: give the tables too "
+            "(-tb DIR or --tables DIR)"
+        )
     if len(engines) == 1:
         raise ConfigError("one --engine given: give at least two (or none for the demonstration)")
     configs = [engine_config(keys, settings.get("timeouts", Timeouts()), each) for keys in engines]
@@ -534,6 +573,7 @@ def config_of(settings: Mapping[str, Any]) -> MatchConfig:
         settings.get("draw"),
         settings.get("max_plies", Adjudication().max_plies),
         settings.get("tables"),  # an absolute path: a resume from elsewhere finds it
+        settings.get("tb_pieces"),
     )
     return MatchConfig(
         engines=tuple(replace(c, name=n) for c, n in zip(configs, names)),

@@ -51,7 +51,9 @@ def reason_text(outcome: Ending, names: tuple[str, str]) -> str:
 class GameRecord:
     """One finished game as the files keep it. ``p1_index``/``p2_index`` are engine numbers of
     the configuration; ``scores`` are what the mover reported (None: no score); ``worker`` is
-    the address of the cluster worker that played it (None: this machine, not written)."""
+    the address of the cluster worker that played it (None: this machine, not written);
+    ``pair_round`` the round its pair began in when that is the round before its own (a pair
+    across a round's end; None otherwise, not written)."""
 
     id: int
     round: int
@@ -84,6 +86,7 @@ class GameRecord:
     #: Protocol warnings: what an engine did wrong without losing for it, in words naming it.
     warnings: tuple[str, ...] = ()
     worker: str | None = None
+    pair_round: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``games.jsonl`` (result ``1-0``, termination the PGN word;
@@ -102,6 +105,8 @@ class GameRecord:
         )
         if self.worker is None:
             del data["worker"]
+        if self.pair_round is None:
+            del data["pair_round"]
         if not self.warnings:  # kept out when there are none: most records have none
             del data["warnings"]
         return data
@@ -149,6 +154,9 @@ class GameRecord:
                 overhead_moves=_get(data, "overhead_moves", int, 0),
                 warnings=tuple(_list(data, "warnings", str)) if "warnings" in data else (),
                 worker=_get(data, "worker", str) if data.get("worker") is not None else None,
+                pair_round=_get(data, "pair_round", int)
+                if data.get("pair_round") is not None
+                else None,
             )
         except TextError as exc:
             raise RecordError(str(exc)) from None
@@ -160,8 +168,9 @@ class GameRecord:
 
     @property
     def pair_key(self) -> tuple[int, int]:
-        """The pair of the game (round, pair): two games of one opening, colours swapped."""
-        return (self.round, self.pair)
+        """The pair of the game (the round it began in, its number among that round's pairs):
+        two games in a row of one encounter, colours swapped."""
+        return (self.round if self.pair_round is None else self.pair_round, self.pair)
 
     def score_of(self, engine: int) -> float:
         """The points (1, 1/2, 0) engine number ``engine`` made in this game."""
@@ -248,6 +257,7 @@ def make_record(
         overhead_ms=(sum(overhead) / len(overhead) * 1000) if overhead else 0.0,
         overhead_moves=len(overhead),
         warnings=played.warnings,
+        pair_round=game.pair_round,
     )
 
 
@@ -545,8 +555,22 @@ def limit_tags(time_control: str) -> list[tuple[str, str]]:
     return tags
 
 
-def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
-    """A record's tag pairs, the Seven Tag Roster first, in the order they are written."""
+#: The tags of cutechess's minimal PGN (``-pgnout FILE min``), in its order: the Seven Tag
+#: Roster, then what replaying the game needs (cutechess's ``PgnGame::write``, Minimal mode).
+MINIMAL_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN", "SetUp",
+                "Variant")  # fmt: skip
+#: The result of a game that did not finish, as PGN writes it.
+UNFINISHED = "*"
+
+
+def pgn_tags(
+    record: GameRecord, site: str = "?", abandoned: str | None = None
+) -> list[tuple[str, str]]:
+    """A record's tag pairs, the Seven Tag Roster first, in the order they are written. With
+    ``abandoned`` (why), the game did not finish: result ``*``, termination ``abandoned``."""
+    result, termination, reason = record.result.pgn, record.termination.value, record.reason
+    if abandoned is not None:
+        result, termination, reason = UNFINISHED, Termination.ABANDONED.value, abandoned
     tags = [
         ("Event", record.event),
         ("Site", site),
@@ -554,7 +578,7 @@ def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
         ("Round", f"{record.round + 1}.{record.id + 1}"),
         ("White", record.p1),
         ("Black", record.p2),
-        ("Result", record.result.pgn),
+        ("Result", result),
         ("Variant", record.variant),
         ("P1", record.p1),
         ("P2", record.p2),
@@ -563,8 +587,8 @@ def pgn_tags(record: GameRecord, site: str = "?") -> list[tuple[str, str]]:
     if colours is not None and colours != ("White", "Black"):
         tags += [("WhiteColour", colours[0]), ("BlackColour", colours[1])]
     tags += [
-        ("Termination", record.termination.value),
-        ("Reason", record.reason),
+        ("Termination", termination),
+        ("Reason", reason),
         ("Opening", record.opening),
         ("SetUp", "1"),
         ("FEN", record.start_fen),
@@ -604,15 +628,19 @@ def _wrap(tokens: Iterable[str]) -> list[str]:
     return lines
 
 
-def pgn_text(record: GameRecord, site: str = "?", comments: bool = True) -> str:
+def pgn_text(
+    record: GameRecord, site: str = "?", minimal: bool = False, abandoned: str | None = None
+) -> str:
     """A game record as PGN: tags, then the numbered moves in the game's own notation, each
     with cutechess's comment (``{book}`` for the opening's moves), then the reason the game
     ended as a comment and the result.
 
     Move numbers count full moves from the game's start position, as PGN does (``1. a1xa2
-    b3xb2 2. ...``; ``1...`` first when player 2 moves first). Without ``comments`` (cutechess's
-    ``-pgnout FILE min``), the moves stand alone.
+    b3xb2 2. ...``; ``1...`` first when player 2 moves first). ``minimal`` is cutechess's
+    ``-pgnout FILE min``: the tags of :data:`MINIMAL_TAGS` and the moves alone, no comment.
+    With ``abandoned`` (why), the game did not finish: its moves so far, result ``*``.
     """
+    comments = not minimal
     tokens: list[str] = []
     side = record.start_side
     number = 1
@@ -632,8 +660,12 @@ def pgn_text(record: GameRecord, site: str = "?", comments: bool = True) -> str:
         if side == 1:
             number += 1
         side ^= 1
-    if record.reason and comments:
-        tokens += _comment_words(record.reason)
-    tokens.append(record.result.pgn)
-    head = "\n".join(_tag(name, value) for name, value in pgn_tags(record, site))
+    tags = pgn_tags(record, site, abandoned)
+    by_name = dict(tags)
+    if by_name["Reason"] and comments:
+        tokens += _comment_words(by_name["Reason"])
+    tokens.append(by_name["Result"])
+    if minimal:
+        tags = [(name, by_name[name]) for name in MINIMAL_TAGS]
+    head = "\n".join(_tag(name, value) for name, value in tags)
     return head + "\n\n" + "\n".join(_wrap(tokens)) + "\n"

@@ -656,6 +656,7 @@ class Match:
                     self.not_started(exc)
                     return
                 if self.aborting:
+                    self._write_unfinished(report.record)
                     return
                 self.finish(report, keeper.settle(report))
         except Exception as exc:  # a referee bug: stop the match, keep what was played
@@ -708,13 +709,30 @@ class Match:
             if verdict:
                 self.output.say(f"SPRT: {verdict} accepted, stopping the match")
 
+    def _write_unfinished(self, record: GameRecord) -> None:
+        """A game the match stopped in the middle of (Ctrl-C, a full disk): not recorded (it is
+        played again on resume), but appended to ``-pgnout``'s file with result ``*``, as
+        cutechess writes a game it stopped, unless ``fi`` (finished games only)."""
+        pgnout = self.config.pgnout
+        if pgnout is None or pgnout.fi:
+            return
+        with self.lock:
+            why = "interrupted" if self.stopped is None else self.stopped.text
+            text = pgn_text(
+                record, self.config.site, pgnout.min, f"not finished: the match stopped ({why})"
+            )
+            try:
+                append_line(pgnout.file, text + "\n")
+            except OSError as exc:
+                self._write_failed(pgnout.file, exc)
+
     def _write_copies(self, record: GameRecord) -> None:
         """The game in the user's own files: ``-pgnout`` (appended, as cutechess does) and
         ``-epdout`` (its final position). A failed write stops the match as a full disk does."""
         pgnout, epdout = self.config.pgnout, self.config.epdout
         try:
             if pgnout is not None:
-                text = pgn_text(record, self.config.site, comments=not pgnout.min)
+                text = pgn_text(record, self.config.site, pgnout.min)
                 append_line(pgnout.file, text + "\n")
             if epdout is not None:
                 append_line(epdout, record.final_fen + "\n")

@@ -1,9 +1,11 @@
 """Openings and the game schedule: a pure function of the configuration and the seed.
 
 An opening is a start position (a position string, or None for the variant's start) plus
-moves. Each opening is played twice (``repeat`` times, cutechess's ``-repeat``), back to back,
-with colours swapped (unless ``-noswap``): games ``2k`` and ``2k + 1`` of an encounter form a
-*pair*. Openings that end the game are skipped. A
+moves. The games of an encounter are counted over its rounds, as cutechess-cli counts them:
+game ``n`` of an encounter takes opening ``n // repeat`` (each opening ``repeat`` games in a
+row, cutechess's ``-repeat``), and the colours alternate from one game of the encounter to the
+next (unless ``-noswap``), so games ``2k`` and ``2k + 1`` form a *pair*, also across a round's
+end when a round has an odd number of games. Openings that end the game are skipped. A
 :class:`ScheduledGame` carries its opening, so it is all a worker needs to know of the schedule.
 """
 
@@ -180,16 +182,19 @@ def read_openings(rules: Rules, path: str, plies: int | None = None) -> tuple[li
 @dataclass(frozen=True)
 class ScheduledGame:
     """One game of the schedule. ``id`` is its index; ``p1``/``p2`` are engine indices;
-    ``opening`` is opening number ``opening_index`` of the match."""
+    ``opening`` is opening number ``opening_index`` of the match. Its pair is the
+    ``pair``-th of the encounter's pairs that begin in round ``pair_round`` (the game's own
+    round, unless the pair began at the end of the round before)."""
 
     id: int
     round: int
     encounter: tuple[int, int]
-    pair: int  # index of the pair within the encounter and round
+    pair: int
     opening_index: int
     p1: int
     p2: int
     opening: Opening
+    pair_round: int | None = None  # None: the game's own round
 
 
 def encounters(engines: int, tournament: Tournament) -> list[tuple[int, int]]:
@@ -201,17 +206,18 @@ def encounters(engines: int, tournament: Tournament) -> list[tuple[int, int]]:
     return [(i, j) for i in range(engines) for j in range(i + 1, engines)]
 
 
-def openings_needed(rounds: int, games: int) -> int:
-    """How many openings a schedule uses: one per pair of each round."""
-    return rounds * ((games + 1) // 2)
+def openings_needed(rounds: int, games: int, repeat: int = 2) -> int:
+    """How many openings a schedule uses: one every ``repeat`` games of an encounter."""
+    return -(-rounds * games // repeat)
 
 
 class Schedule(Sequence[ScheduledGame]):
     """Every game of a match in playing order, made when asked for: per round, per encounter,
-    ``games`` games in colour-swapped pairs. Each opening is played ``repeat`` games in a row
-    (2 by default: the two games of a pair): game ``g`` of a round's encounter uses opening
-    ``round * ceil(games / repeat) + g // repeat``, the same for every encounter, so each
-    pairing meets the same openings. ``opening(i)`` gives opening ``i``.
+    ``games`` games. Game ``n`` of an encounter, counted over the rounds as cutechess-cli
+    counts (``n = round * games + g``), takes opening ``n // repeat``, the same for every
+    encounter, so each pairing meets the same openings; its colours are swapped when ``n`` is
+    odd (with ``swap``), so games ``2k`` and ``2k + 1`` are a pair. ``opening(i)`` gives
+    opening ``i``.
 
     Nothing is drawn ahead: a schedule of a million games costs nothing until its games are
     played (drawing them all took over a minute before the first game could start)."""
@@ -241,10 +247,18 @@ class Schedule(Sequence[ScheduledGame]):
     def __len__(self) -> int:
         return self.rounds * len(self.pairings) * self.games
 
+    def _place(self, index: int) -> tuple[int, int, int]:
+        """``(round, pairing, n)`` of game ``index``: ``n`` is its number in its encounter,
+        counted over the rounds."""
+        rnd, rest = divmod(index, len(self.pairings) * self.games)
+        pairing, g = divmod(rest, self.games)
+        return rnd, pairing, rnd * self.games + g
+
     def players(self, index: int) -> tuple[int, int]:
         """``(p1, p2)`` of game ``index``, without its opening."""
-        a, b = self.pairings[index // self.games % len(self.pairings)]
-        flipped = (self.swap and index % self.games % 2 == 1) != self.reverse
+        _rnd, pairing, n = self._place(index)
+        a, b = self.pairings[pairing]
+        flipped = (self.swap and n % 2 == 1) != self.reverse
         return (b, a) if flipped else (a, b)
 
     @overload
@@ -260,11 +274,12 @@ class Schedule(Sequence[ScheduledGame]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
-        rnd, rest = divmod(index, len(self.pairings) * self.games)
-        pairing, g = divmod(rest, self.games)
-        pair = g // 2
-        per_round = -(-self.games // self.repeat)
-        opening_index = rnd * per_round + g // self.repeat
+        rnd, pairing, n = self._place(index)
+        # The pair's first game may be the last of the round before (an odd number of games
+        # a round): the pair is numbered among those that begin in that round.
+        pair_round = (n - n % 2) // self.games
+        pair = n // 2 - -(-pair_round * self.games // 2)
+        opening_index = n // self.repeat
         p1, p2 = self.players(index)
         return ScheduledGame(
             index,
@@ -275,16 +290,15 @@ class Schedule(Sequence[ScheduledGame]):
             p1,
             p2,
             self.opening(opening_index),
+            None if pair_round == rnd else pair_round,
         )
 
 
 def schedule(
     engines: int, tournament: Tournament, rounds: int, games: int, openings: Sequence[Opening]
 ) -> list[ScheduledGame]:
-    """Every game in playing order: per round, per encounter, ``games`` games in colour-swapped
-    pairs. The k-th pair of a round uses opening ``round * ceil(games / 2) + k`` for every
-    encounter, so each pairing meets the same openings (``openings`` has at least
-    :func:`openings_needed` of them)."""
+    """Every game in playing order (:class:`Schedule`, each opening twice; ``openings`` has
+    at least :func:`openings_needed` of them)."""
     return list(Schedule(engines, tournament, rounds, games, openings.__getitem__))
 
 
