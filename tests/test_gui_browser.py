@@ -308,3 +308,45 @@ def test_an_engine_without_multipv_shows_one_line_and_says_so(browser):
         wait(browser, lambda d: "MultiPV" in text(d, "note"), "the note")
         assert text(browser, "note") == "plain shows one line only (it refused the option MultiPV)"
         wait(browser, lambda d: analysed_lines(d) == ["+0.53 d3  a1xa2"], "one line, of depth 3")
+
+
+#: The rotation of each of the board's texts as drawn: the board's turn and its own, composed.
+TEXT_TURNS = """
+const board = new DOMMatrix(getComputedStyle(document.querySelector('#board svg')).transform);
+return [...document.querySelectorAll('#board svg text')].map(t => {
+  const own = getComputedStyle(t).transform;
+  const m = own === 'none' ? board : board.multiply(new DOMMatrix(own));
+  const r = t.getBoundingClientRect();
+  return [t.textContent, Math.round(m.a), Math.round(m.d), r.x + r.width / 2, r.y + r.height / 2];
+});
+"""
+
+
+def test_a_flipped_board_reads_upright_and_takes_clicks(browser):
+    """Flip turns the board half a turn: the points and stones go to the other side, but the
+    letters and numbers on it still read upright, and a move is still made by clicking."""
+    with gui("--human", "both") as address:
+        open_page(browser, address)
+        before = browser.execute_script(TEXT_TURNS)
+        assert before and all(a == 1 and d == 1 for _, a, d, _, _ in before)
+        click(browser, "#flip")
+        wait(
+            browser, lambda d: "flipped" in d.find_element("id", "board").get_attribute("class"), ""
+        )
+        after = browser.execute_script(TEXT_TURNS)
+        assert [t[0] for t in after] == [t[0] for t in before]
+        assert all(a == 1 and d == 1 for _, a, d, _, _ in after), after
+        # Each text is now on the other side of the board's centre.
+        box = browser.execute_script(
+            "const r = document.querySelector('#board svg').getBoundingClientRect();"
+            "return [r.x + r.width / 2, r.y + r.height / 2];"
+        )
+        for (_, _, _, x0, y0), (_, _, _, x1, y1) in zip(before, after):
+            assert abs((x0 + x1) / 2 - box[0]) < 3 and abs((y0 + y1) / 2 - box[1]) < 3
+        state = make_rules("zola").parse_position(text(browser, "position"))
+        click_move(browser, state, state.parse_move("a1xa2"))
+        wait(
+            browser,
+            lambda d: moves(d)[-1:] == ["a1xa2"],
+            "the move a1xa2, clicked on a flipped board",
+        )
