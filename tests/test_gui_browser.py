@@ -146,6 +146,9 @@ def test_following_a_match_in_progress(browser, tmp_path):
     )
     with gui("--watch", str(out)) as address:
         open_page(browser, address, ready="status")
+        # The page is the match's: the game's board and controls are not shown.
+        assert browser.find_element("id", "watch").is_displayed()
+        assert not browser.find_element("id", "game").is_displayed()
         match = start_match(
             *engines,
             *("--each", "tc=60+1", "--games", "2", "--concurrency", "2", "--openings", "none"),
@@ -327,6 +330,7 @@ def test_a_flipped_board_reads_upright_and_takes_clicks(browser):
     letters and numbers on it still read upright, and a move is still made by clicking."""
     with gui("--human", "both") as address:
         open_page(browser, address)
+        assert not browser.find_element("id", "watch").is_displayed()
         before = browser.execute_script(TEXT_TURNS)
         assert before and all(a == 1 and d == 1 for _, a, d, _, _ in before)
         click(browser, "#flip")
