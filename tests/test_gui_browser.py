@@ -354,3 +354,26 @@ def test_a_flipped_board_reads_upright_and_takes_clicks(browser):
             lambda d: moves(d)[-1:] == ["a1xa2"],
             "the move a1xa2, clicked on a flipped board",
         )
+
+
+def test_clocks_read_as_a_chess_clock(browser):
+    """The page's clock text (gui.js formatMs): whole seconds rounded down, tenths under ten."""
+    with gui("--human", "both") as address:
+        open_page(browser, address)
+        shown = browser.execute_async_script(
+            "const done = arguments[0];"
+            "import(document.querySelector('script[type=module]').src)"
+            ".then(m => done([9700, 9999, 10000, 59999, 60000, 65400, 600000, -1500, 0]"
+            ".map(m.formatMs)));"
+        )
+        assert shown == [
+            "0:09.7",
+            "0:09.9",
+            "0:10",
+            "0:59",
+            "1:00",
+            "1:05",
+            "10:00",
+            "-0:01.5",
+            "0:00.0",
+        ]

@@ -145,12 +145,13 @@ function showClocks() {
   }
 }
 
-function formatMs(ms) {
-  const negative = ms < 0;
-  const total = Math.abs(ms) / 1000;
-  const minutes = Math.floor(total / 60);
-  const seconds = (total - minutes * 60).toFixed(total < 10 ? 1 : 0).padStart(total < 10 ? 3 : 2, '0');
-  return `${negative ? '-' : ''}${minutes}:${seconds}`;
+export function formatMs(ms) {
+  // As a chess clock shows it: whole seconds down, tenths under ten seconds (0:09.7, 1:05).
+  const tenths = Math.floor(Math.abs(ms) / 100);
+  const minutes = Math.floor(tenths / 600);
+  const seconds = Math.floor((tenths % 600) / 10);
+  const tail = tenths < 100 ? `.${tenths % 10}` : '';
+  return `${ms < 0 ? '-' : ''}${minutes}:${String(seconds).padStart(2, '0')}${tail}`;
 }
 
 // --- analysis -----------------------------------------------------------------------------
