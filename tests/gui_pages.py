@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from zengine.tools.referee.engine_client import builtin_engine
+from zengine.tools.referee.programs import builtin_engine
 
 #: A generous deadline for what must happen (a loaded machine may be slow; no timing is asserted).
 PATIENCE = 120

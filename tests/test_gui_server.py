@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from gui_pages import default_sigint, gui
 
-from zengine.tools.referee.engine_client import builtin_engine
+from zengine.tools.referee.programs import builtin_engine
 
 aiohttp = pytest.importorskip("aiohttp")
 

@@ -231,7 +231,7 @@ def test_an_engine_program_is_found_from_its_dir(
 
 
 def test_the_fake_engine_command_passes_the_check() -> None:
-    from zengine.tools.referee.engine_client import check_commands
+    from zengine.tools.referee.programs import check_commands
 
     config = parse_command_line(
         ["--engine", f"cmd={sys.executable} {FAKE}", "--engine", "cmd=zengine", "--each", "depth=1"]

@@ -31,9 +31,9 @@ from fake_match import (
     wait_until_gone,
 )
 
-from zengine.tools.referee.engine_client import builtin_engine
 from zengine.tools.referee.match import run_match
 from zengine.tools.referee.process_tree import all_procs
+from zengine.tools.referee.programs import builtin_engine
 from zengine.tools.referee.runner import ExitReason
 
 #: Some matches here stop before their first game: no games.jsonl is no games.

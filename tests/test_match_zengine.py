@@ -10,8 +10,8 @@ import pytest
 
 from zengine import DISTRIBUTION
 from zengine.engine.variants import make_rules, variant_names
-from zengine.tools.referee.engine_client import builtin_engine
 from zengine.tools.referee.match import run_match
+from zengine.tools.referee.programs import builtin_engine
 from zengine.tools.referee.runner import ExitReason
 
 

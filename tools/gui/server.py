@@ -143,7 +143,7 @@ def engine_seats(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
     """The engines of the command line by name, and the first one's limits (the page's
     default); ConfigError for a bad engine."""
     from zengine.tools.gui.engines import EngineSeat
-    from zengine.tools.referee.engine_client import check_commands
+    from zengine.tools.referee.programs import check_commands
 
     given = settings.engines or [{}]
     configs = []

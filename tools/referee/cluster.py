@@ -46,7 +46,6 @@ from zengine.tools.referee.engine_client import (
     EngineError,
     EngineProcess,
     StderrLog,
-    builtin_engine,
 )
 from zengine.tools.referee.folder import STDERR_FILE, TRAFFIC_FILE
 from zengine.tools.referee.play import (
@@ -56,6 +55,7 @@ from zengine.tools.referee.play import (
     play_scheduled_game,
     restarted,
 )
+from zengine.tools.referee.programs import builtin_engine
 from zengine.tools.referee.runner import ExitReason, Match, PendingGames
 from zengine.tools.referee.schedule import ScheduledGame
 

@@ -29,7 +29,6 @@ from zengine.cli import fail
 from zengine.engine.text import shown
 from zengine.engine.variants import variant_names
 from zengine.tools.referee.config import ConfigError, MatchConfig, OpeningsKind
-from zengine.tools.referee.engine_client import check_commands
 from zengine.tools.referee.folder import (
     CONFIG_FILE,
     FolderLock,
@@ -50,6 +49,7 @@ from zengine.tools.referee.options import (
     split_options,
 )
 from zengine.tools.referee.process_tree import autogroups_on, run_in_own_session
+from zengine.tools.referee.programs import check_commands
 from zengine.tools.referee.runner import ExitReason, Match, RunResult
 from zengine.tools.referee.schedule import OpeningError, match_schedule, openings_digest
 

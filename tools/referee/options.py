@@ -46,7 +46,7 @@ from zengine.tools.referee.config import (
     Timeouts,
     Tournament,
 )
-from zengine.tools.referee.engine_client import builtin_engine
+from zengine.tools.referee.programs import builtin_engine
 from zengine.tools.referee.tables import table_option
 from zengine.tools.referee.words import (
     ConfigError,
