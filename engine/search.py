@@ -889,7 +889,9 @@ class _Search:
             st, tt_move, side_history, k1, k2, counter, self.captures_first, self.equal_captures
         )
         played = self.played
-        play, undo, negamax = st.play, st.undo, self.negamax
+        # The children are searched by self.negamax, not a bound local as in root: compiled, it
+        # is a native call (measured: 1.5% fewer instructions over the bench; pure, the same).
+        play, undo = st.play, st.undo
         old_alpha = alpha
         best = -INF
         best_move = None
@@ -902,7 +904,7 @@ class _Search:
                     play(move)
                     try:
                         if index == 0:
-                            value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                            value = -self.negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
                         else:
                             # A null window first, shallower by the move's reduction; the full
                             # search only for a move that beats alpha there.
@@ -915,9 +917,9 @@ class _Search:
                                 and move != counter
                             ):
                                 r = reduction(depth, index, move, st, lmr_history)
-                            value = -negamax(depth - 1 - r, -alpha - 1, -alpha, ply + 1, False)
+                            value = -self.negamax(depth - 1 - r, -alpha - 1, -alpha, ply + 1, False)
                             if value > alpha and (r or value < beta):
-                                value = -negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
+                                value = -self.negamax(depth - 1, -beta, -alpha, ply + 1, pv_node)
                     finally:
                         undo()
                     index += 1

@@ -271,6 +271,32 @@ def test_a_counter_move_is_never_played_where_illegal(variant: str, only_legal_p
         assert result.best in state.legal_moves()
 
 
+#: Whether the search runs compiled: its negamax then calls itself natively, past any recorder
+#: a test puts on the class (the test below needs the interpreted build).
+SEARCH_COMPILED = not search_module.__file__.endswith(".py")
+
+
+@pytest.mark.parametrize("variant", variants_asking("history_lmr"))
+def test_the_reduction_of_a_late_move(variant: str) -> None:
+    """``reduction``: a capture loses a ply from ``LMR_CAPTURE_FROM`` on, a quiet move one,
+    two when deep and late, one less when its history beats ``HISTORY_LMR`` depth squared."""
+    states = random_positions(variant, 30, seed=3, after_setup=True)
+    state = next(s for s in states if s.captures() and s.quiet_moves())
+    capture, quiet = state.captures()[0], state.quiet_moves()[0]
+    late, deep = search_module.LMR_DEEP_FROM, search_module.LMR_DEEP_DEPTH
+    assert search_module.reduction(6, search_module.LMR_CAPTURE_FROM - 1, capture, state, None) == 0
+    assert search_module.reduction(6, search_module.LMR_CAPTURE_FROM, capture, state, None) == 1
+    assert search_module.reduction(deep, late - 1, quiet, state, None) == 1
+    assert search_module.reduction(deep, late, quiet, state, None) == 2
+    assert search_module.reduction(deep - 1, late, quiet, state, None) == 1
+    history: defaultdict[int, int] = defaultdict(int)
+    history[quiet] = search_module.HISTORY_LMR * deep * deep
+    assert search_module.reduction(deep, late, quiet, state, history) == 2
+    history[quiet] += 1
+    assert search_module.reduction(deep, late, quiet, state, history) == 1
+
+
+@pytest.mark.skipif(SEARCH_COMPILED, reason="the compiled negamax calls itself natively")
 @pytest.mark.parametrize("variant", variants_asking("history_lmr"))
 @pytest.mark.parametrize("history_lmr", [False, True])
 def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
@@ -318,8 +344,7 @@ def test_a_quiet_move_with_a_high_history_is_reduced_a_ply_less(
         return 100  # every move fails low: the node searches all of them, none again
 
     monkeypatch.setattr(search_module._Search, "negamax", recorded)
-    # No null move: the node searches its moves (compiled, the search would call its own
-    # negamax for the null move's search, past the recorder, and could cut off there).
+    # No null move: the node searches its moves.
     monkeypatch.setattr(type(state), "null_move_allowed", lambda self: False)
     node = search_module._Search(
         searcher,
