@@ -179,11 +179,13 @@ def test_an_engine_without_the_option_plays_without_pondering(tmp_path: Path) ->
 
 
 def test_a_ponder_search_that_ends_by_itself_is_a_warning(tmp_path: Path) -> None:
-    # X answers 'go ponder' at once: a ponderhit would go unanswered, so it gets a 'go'.
+    # X answers 'go ponder' at once: a ponderhit would go unanswered, so it gets a 'go'. N
+    # thinks 100 ms a move, so that X's early answer is there before N's move is (on a loaded
+    # machine, with N answering at once, every one of a game's early answers came after it).
     result, games, _ = run(
         tmp_path,
         *("--engine", fake("--ponder", "first", "--premature"), "name=X", "ponder"),
-        *("--engine", fake("--first"), "name=N"),
+        *("--engine", fake("--first", "--delay", "100"), "name=N"),
         *("--each", "depth=1", "--games", "2"),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
