@@ -294,7 +294,10 @@ def test_a_killed_referee_takes_its_engines_and_resume_stops_the_rest(tmp_path):
     marker = unique("grandchild")
     engines = pair(
         fake("--ignore-eof", "--log", f"{out}.x", "--setsid-child", marker),
-        fake("--ignore-eof", "--log", f"{out}.n"),
+        # N thinks 100 ms a move: the three games after the first take seconds, so the match
+        # is still on when it is killed (at full speed all four had ended before the kill, and
+        # the match's own end stopped the grandchild).
+        fake("--ignore-eof", "--delay", "100", "--log", f"{out}.n"),
     )
     proc = referee(out, *engines, games=4)
     wait_for_games(out, 1, proc)
