@@ -98,44 +98,43 @@ def check_exchange(e: dict[str, Any]) -> None:
         assert e["end"] == "stop" and (e["played"] != e["reply"] or not e["went_on"])
 
 
-def test_a_match_with_ponder_plays_to_the_end_and_the_traffic_shows_it(tmp_path: Path) -> None:
+def pondering_match(tmp_path: Path, a: str, b: str, *each: str) -> tuple[list[dict], list, list]:
+    """Engines ``a`` (named A) and ``b`` (B), both pondering, two games with the traffic log:
+    the games, the traffic and the ponder exchanges, each game and exchange checked."""
     result, games, _ = run(
         tmp_path,
-        *("--engine", ALTERNATE, "name=A", "--engine", ALTERNATE, "name=B"),
-        *("--each", "depth=1", "ponder", "--games", "2", "--debug"),
+        *("--engine", a, "name=A", "--engine", b, "name=B"),
+        *("--each", "ponder", *each, "--games", "2", "--debug"),
     )
     assert result.reason is ExitReason.COMPLETED and len(games) == 2
     for game in games:
         check_result(game)
-        assert "warnings" not in game
     lines = traffic(tmp_path / "m")
+    exchanges = ponder_exchanges(lines)
+    for e in exchanges:
+        check_exchange(e)
+    return games, lines, exchanges
+
+
+def test_a_match_with_ponder_plays_to_the_end_and_the_traffic_shows_it(tmp_path: Path) -> None:
+    games, lines, exchanges = pondering_match(tmp_path, ALTERNATE, ALTERNATE, "depth=1")
+    assert all("warnings" not in game for game in games)
     for name in ("A", "B"):  # set once, after the handshake
         assert [t for _, n, a, t in lines if n == name and "Ponder value" in t] == [
             "setoption name Ponder value true"
         ]
-    exchanges = ponder_exchanges(lines)
-    ends = {e["end"] for e in exchanges}
-    assert ends == {"ponderhit", "stop"}
-    for e in exchanges:
-        check_exchange(e)
+    assert {e["end"] for e in exchanges} == {"ponderhit", "stop"}
     # Every game's last ponder search was stopped: the game ended during it.
     assert sum(not e["went_on"] and e["end"] == "stop" for e in exchanges) == 2
 
 
 def test_the_builtin_engine_ponders(tmp_path: Path) -> None:
-    result, games, _ = run(
-        tmp_path,
-        *("--engine", "cmd=zengine", "name=A", "--engine", "cmd=zengine", "name=B"),
-        *("--each", "depth=2", "ponder", "--games", "2", "--maxplies", "30", "--debug"),
+    games, _, exchanges = pondering_match(
+        tmp_path, "cmd=zengine", "cmd=zengine", "depth=2", "--maxplies", "30"
     )
-    assert result.reason is ExitReason.COMPLETED and len(games) == 2
     for game in games:
-        check_result(game)
         assert all(score is not None for score in game["scores"])
-    exchanges = ponder_exchanges(traffic(tmp_path / "m"))
     assert exchanges
-    for e in exchanges:
-        check_exchange(e)
 
 
 def test_after_a_ponder_hit_the_clock_runs_from_ponderhit(tmp_path: Path) -> None:
