@@ -390,10 +390,16 @@ def test_the_ledger_stops_what_an_earlier_run_left_and_nothing_else(tmp_path):
     stranger = subprocess.Popen(sleeper)  # untagged, in our session: not the folder's
     try:
         deadline = time.monotonic() + 60
-        while len(members := [p for p in all_procs() if p.session == leader.pid]) < 2:
+        # The orphan is the session's one other process once its parent (the leader's child,
+        # which forked it and exits) is gone: it is then no longer the leader's child.
+        while True:
+            members = [p for p in all_procs() if p.session == leader.pid]
+            others = [p for p in members if p.pid != leader.pid]
+            if len(others) == 1 and others[0].ppid != leader.pid:
+                break
             assert time.monotonic() < deadline, "the orphan did not start"
             time.sleep(0.02)
-        orphan = next(p.pid for p in members if p.pid != leader.pid)
+        orphan = others[0].pid
         again = ProcessLedger(path)
         assert again.token == ledger.token
         assert again.sweep() == sorted([tagged.pid, leader.pid, orphan])
