@@ -77,6 +77,21 @@ class BadRuleValueError(RulesError):
 # and fullwidth forms are characters like any other, so they never read as numbers), and
 # fields are separated by whitespace, as the protocol splits its tokens.
 
+#: Bits of a position key. Not 64: compiled by mypyc, an int of up to 62 bits stays a machine
+#: word, and a wider one is a Python object, made anew by every XOR and at every read of the key
+#: (measured on the compiled Zola search: the 64-bit key's conversion was 8% of its time).
+KEY_BITS = 62
+KEY_MASK = (1 << KEY_BITS) - 1
+
+
+def key_number(rng: random.Random) -> int:
+    """A random number of a position key's width (:data:`KEY_BITS`) for a Zobrist table.
+
+    The low bits of a 64-bit draw, so that the keys keep the low bits they had when they were 64
+    bits wide: the search's table indexes by those, and the bench node count stays the same."""
+    return rng.getrandbits(64) & KEY_MASK
+
+
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -321,7 +336,7 @@ class Rules(ABC):
 
     @cached_property
     def key_salt(self) -> int:
-        """A 64-bit number the game XORs into every position key of these rules.
+        """A number the game XORs into every position key of these rules (:data:`KEY_BITS`).
 
         Derived from the game and its rule options (not Python's per-process ``hash``), so the
         same rules give the same keys in every process, and equal boards under different rules
@@ -329,7 +344,7 @@ class Rules(ABC):
         a key in a search table."""
         # A text seed goes through SHA-512 (deterministic in every process); random is loaded
         # anyway, while importing hashlib measured ~10 ms of the protocol's start-up.
-        return random.Random(self.describe()).getrandbits(64)
+        return key_number(random.Random(self.describe()))
 
     def describe(self) -> str:
         """The game with its rules, as text for people and records
@@ -465,8 +480,9 @@ class State(ABC):
 
     @property
     def key(self) -> int:
-        """A 64-bit hash of everything that makes two positions the same for the rules, and of
-        the rules themselves (:attr:`Rules.key_salt`)."""
+        """A hash of everything that makes two positions the same for the rules, and of the
+        rules themselves (:attr:`Rules.key_salt`): a non-negative int of :data:`KEY_BITS`
+        bits."""
         return self._key
 
     @property

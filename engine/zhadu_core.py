@@ -16,7 +16,7 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Final
 
-from zengine.engine.game import Rules, fold_case
+from zengine.engine.game import Rules, fold_case, key_number
 from zengine.engine.values import Outcome, Result
 
 try:
@@ -150,16 +150,16 @@ WIN_KINDS: Final[tuple[tuple[int, ...], ...]] = tuple(
 
 _rng = random.Random(0x2AD0)
 ZOBRIST: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(_rng.getrandbits(64) for _ in range(POINTS)) for _ in range(10)
+    tuple(key_number(_rng) for _ in range(POINTS)) for _ in range(10)
 )
 FIRST_KEYS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(_rng.getrandbits(64) for _ in range(5)) for _ in range(2)
+    tuple(key_number(_rng) for _ in range(5)) for _ in range(2)
 )
-SIDE_KEY: Final = _rng.getrandbits(64)
+SIDE_KEY: Final = key_number(_rng)
 
 # Per non-capturing move int ``fr | to << 5`` (below 1024): the points it changes, as a bitboard
 # (0 for a return), and per piece the key change with the side's. Looked up once in ``play`` and
-# ``undo`` instead of two shifts and three xors of 64-bit ints (each a new int object).
+# ``undo`` instead of two shifts and three xors (each a new int object when interpreted).
 _MOVE_BITS: Final[tuple[int, ...]] = tuple((1 << (m & 31)) ^ (1 << (m >> 5)) for m in range(1024))
 _MOVE_KEYS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(z[m & 31] ^ z[m >> 5] ^ SIDE_KEY for m in range(1024)) for z in ZOBRIST
@@ -843,7 +843,7 @@ class ZhaduCore:
     # --- the game's state ---------------------------------------------------------------------
     @property
     def key(self) -> int:
-        """The position's 64-bit key (read natively: the search reads it at every node)."""
+        """The position's key (read natively: the search reads it at every node)."""
         return self._key
 
     @property

@@ -48,6 +48,7 @@ from zengine.engine.game import (
     SearchParameters,
     State,
     fold_case,
+    key_number,
 )
 from zengine.engine.svg import document, element, group, label, number
 from zengine.engine.text import shown
@@ -179,7 +180,7 @@ def _build(n: int) -> Geometry:
         else:
             blue |= 1 << sq
     rng = random.Random(0x5A01A000 + n)
-    zobrist = tuple(tuple(rng.getrandbits(64) for _ in range(n * n)) for _ in range(2))
+    zobrist = tuple(tuple(key_number(rng) for _ in range(n * n)) for _ in range(2))
     squares = n * n
     # The images are adjacent: every shift of a doubled board is masked first to the squares
     # whose target lies on the board, so no bit crosses into the other image (measured:
@@ -211,7 +212,7 @@ def _build(n: int) -> Geometry:
         slide_down=tuple(slide_down),
         start=(red, blue),
         zobrist=zobrist,  # type: ignore[arg-type]
-        side_key=rng.getrandbits(64),
+        side_key=key_number(rng),
         coords=tuple((sq % n, sq // n) for sq in range(n * n)),
         lane=lane,
         full2=doubled((1 << squares) - 1, (1 << squares) - 1),

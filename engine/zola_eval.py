@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, cast
 
 from zengine.engine.zola import GEOMETRY, WORDS, Geometry, ZolaPosition, ZolaState
-from zengine.engine.zola_words import WordBoard
+from zengine.engine.zola_words import WordBoard, popcount
 
 if TYPE_CHECKING:
     # Machine-size ints for the compiled build (mypyc); only in annotations, which the
@@ -240,8 +240,9 @@ class _Words:
         word = (1 << half) - 1
         self.half: i64 = half
         self.word: i64 = word
-        #: Both halves fit one word side by side: one popcount for both.
-        self.merge = half <= 32
+        #: Both halves fit one word side by side (below 2^62, as ``popcount`` wants): one
+        #: popcount for both.
+        self.merge = half <= 30
         self.rays = WORDS[g.n].rays
         bands: _Band | None = None
         for mask, bonus in reversed(_bands(g)):
@@ -271,24 +272,11 @@ def rebuild_tables() -> None:
         _WORDS[n] = _Words(g)
 
 
-def _popcount(x: i64) -> i64:
-    """Set bits of a non-negative word below 2^63. Compiled, ``int.bit_count`` boxes the word
-    into a Python int first (measured on a loaded machine: 26-42 ns for two counts this way,
-    64-174 ns with ``int(x).bit_count()``)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
-
-
 def _count(x0: i64, x1: i64, merge: bool) -> i64:
     """Set bits of a board in two words (in one popcount where the halves fit one word)."""
     if merge:
-        return _popcount(x0 | x1 << 32)
-    return _popcount(x0) + _popcount(x1)
+        return popcount(x0 | x1 << 32)
+    return popcount(x0) + popcount(x1)
 
 
 def evaluate_words(state: ZolaPosition) -> int:
