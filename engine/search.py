@@ -416,6 +416,7 @@ class _Search:
     """
 
     __slots__ = (
+        "cache_leaves",
         "captures_first",
         "check_every",
         "counter_moves",
@@ -505,6 +506,7 @@ class _Search:
         self.threat_extension = parameters.threat_extension
         self.win_detection = parameters.win_detection
         self.captures_first = parameters.captures_first
+        self.cache_leaves = parameters.cache_leaf_evaluations
         self.counter_moves = parameters.counter_moves
         self.history_lmr = parameters.history_lmr
         #: Threatened nodes are extended only this many plies from the root (twice the depth of
@@ -1071,7 +1073,7 @@ class _Search:
             self.seldepth = ply
         st = self.state
         play, undo, outcome_of = st.play, st.undo, st.outcome
-        eval_cache, evaluate = self.eval_cache, self.evaluate
+        eval_cache, evaluate, cache_leaves = self.eval_cache, self.evaluate, self.cache_leaves
         for move in moves:
             nodes = self.nodes
             if nodes >= self.next_check:
@@ -1079,7 +1081,11 @@ class _Search:
             self.nodes = nodes + 1
             play(move)
             outcome = outcome_of()
-            if outcome is None:
+            if outcome is not None:
+                value = -self.terminal(outcome, ply)
+            elif not cache_leaves:
+                value = -evaluate(st)
+            else:
                 key = st.key
                 stand = eval_cache.get(key)
                 if stand is None:
@@ -1088,8 +1094,6 @@ class _Search:
                         eval_cache.clear()
                     eval_cache[key] = stand
                 value = -stand
-            else:
-                value = -self.terminal(outcome, ply)
             undo()
             if value > best:
                 best = value

@@ -441,11 +441,15 @@ class ZolaRules(Rules):
     def search_parameters(self) -> SearchParameters:
         """A one-ply quiescence: the evaluation scores pending captures itself (see
         engine/zola_eval.py); every checker is worth the same, so every capture is; the
-        captures are tried before the steps are generated (:meth:`ZolaState.quiet_moves`)."""
+        captures are tried before the steps are generated (:meth:`ZolaState.quiet_moves`); the
+        compiled evaluation is cheaper than a lookup of the leaves' evaluations."""
         from zengine.engine.zola_eval import QUIESCENCE_DEPTH
 
         return SearchParameters(
-            quiescence_depth=QUIESCENCE_DEPTH, equal_captures=True, captures_first=True
+            quiescence_depth=QUIESCENCE_DEPTH,
+            equal_captures=True,
+            captures_first=True,
+            cache_leaf_evaluations=not COMPILED,
         )
 
     def start(self) -> ZolaPosition:
