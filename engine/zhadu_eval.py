@@ -18,6 +18,7 @@ every leaf (measured: about 3x faster than through ``stones()``/``destinations()
 
 from __future__ import annotations
 
+from zengine.engine.bits import popcount
 from zengine.engine.zhadu_core import FULL, SETUP_PLIES, WIN_KINDS, ZhaduCore
 
 #: Capturing a winning stone next move: certain unless the game ends first.
@@ -75,11 +76,11 @@ def evaluate(state: ZhaduCore) -> int:
     p = pos[base_us]
     if p >= 0:
         our_reach = steps[p] & free_us
-        mobility = our_reach.bit_count()
+        mobility = popcount(our_reach)
     p = pos[base_them]
     if p >= 0:
         their_reach = steps[p] & free_them
-        mobility -= their_reach.bit_count()
+        mobility -= popcount(their_reach)
     for kind in (1, 2, 3, 4):
         p = pos[base_us + kind]
         if p >= 0:
@@ -90,7 +91,7 @@ def evaluate(state: ZhaduCore) -> int:
                 ends = g.remember(ck, p, kind, occupied)
             ends &= free_us
             our_reach |= ends
-            mobility += ends.bit_count()
+            mobility += popcount(ends)
         p = pos[base_them + kind]
         if p >= 0:
             j = 5 * p + kind
@@ -100,7 +101,7 @@ def evaluate(state: ZhaduCore) -> int:
                 ends = g.remember(ck, p, kind, occupied)
             ends &= free_them
             their_reach |= ends
-            mobility -= ends.bit_count()
+            mobility -= popcount(ends)
     score = mobility * MOBILITY
     if state.ply < SETUP_PLIES:
         return score
@@ -116,13 +117,13 @@ def evaluate(state: ZhaduCore) -> int:
         p = pos[base_us + kind]
         if p >= 0:
             their_targets |= 1 << p
-    score += (own_bits.bit_count() - their_bits.bit_count()) * STONE
-    score += (our_targets.bit_count() - their_targets.bit_count()) * TARGET
+    score += (popcount(own_bits) - popcount(their_bits)) * STONE
+    score += (popcount(our_targets) - popcount(their_targets)) * TARGET
     if our_reach & our_targets:
         return WIN_NEXT + score // 10
-    threats = (their_reach & their_targets).bit_count()
+    threats = popcount(their_reach & their_targets)
     # Their targets are stones of ours: the reached stones that are not threats are contact.
-    score += ((their_reach & own_bits).bit_count() - threats) * CONTACT
+    score += (popcount(their_reach & own_bits) - threats) * CONTACT
     if threats >= 2:
         score -= DOUBLE_THREAT
     return score - threats * THREAT

@@ -33,8 +33,9 @@ import importlib.machinery
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, cast
 
+from zengine.engine.bits import popcount
 from zengine.engine.zola import GEOMETRY, WORDS, Geometry, ZolaPosition, ZolaState
-from zengine.engine.zola_words import WordBoard, popcount
+from zengine.engine.zola_words import WordBoard
 
 if TYPE_CHECKING:
     # Machine-size ints for the compiled build (mypyc); only in annotations, which the
