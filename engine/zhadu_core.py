@@ -14,12 +14,15 @@ import importlib.machinery
 import random
 from collections.abc import Callable
 from itertools import combinations
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from zengine.engine.bits import popcount
 from zengine.engine.game import Rules, fold_case, key_number
 from zengine.engine.values import Outcome, Result
 
+if TYPE_CHECKING:
+    # Machine-size ints for mypyc; only in annotations, never evaluated at run time.
+    from mypy_extensions import i64
 try:
     from mypy_extensions import mypyc_attr
 except ImportError:  # the decorator speaks only to mypyc; compiled code never calls it
@@ -226,13 +229,14 @@ class Geometry:
 
         Intermediate points must be empty; the start counts as empty once left.
         """
-        empty = (FULL ^ occupied) | (1 << p)
+        # Words (i64): compiled, no tagged-int checks in the walk's arithmetic.
+        empty: i64 = (FULL ^ occupied) | (1 << p)
         n0, n1, n2, n3 = self.near
-        reach = self.steps[p]
+        reach: i64 = self.steps[p]
         if kind == OPEN:
-            first = reach
+            first: i64 = reach
             reach &= empty
-            second = (
+            second: i64 = (
                 n0[reach & 255] | n1[reach >> 8 & 255] | n2[reach >> 16 & 255] | n3[reach >> 24]
             )
             reach = second & empty
