@@ -87,9 +87,8 @@ def evaluate(state: ZhaduCore) -> int:
             if WALK_MEMO:
                 j = 5 * p + kind
                 ck = (occupied & ball[j]) | high[j]
-                ends = cache.get(ck)
-                if ends is None:
-                    ends = g.remember(ck, p, kind, occupied)
+                found = cache.get(ck)
+                ends = g.remember(ck, p, kind, occupied) if found is None else found
             else:
                 ends = g.finals(p, kind, occupied)
             ends &= free_us
@@ -100,9 +99,8 @@ def evaluate(state: ZhaduCore) -> int:
             if WALK_MEMO:
                 j = 5 * p + kind
                 ck = (occupied & ball[j]) | high[j]
-                ends = cache.get(ck)
-                if ends is None:
-                    ends = g.remember(ck, p, kind, occupied)
+                found = cache.get(ck)
+                ends = g.remember(ck, p, kind, occupied) if found is None else found
             else:
                 ends = g.finals(p, kind, occupied)
             ends &= free_them
