@@ -283,20 +283,24 @@ def _count(x0: i64, x1: i64, merge: bool) -> i64:
 def evaluate_words(state: ZolaPosition) -> int:
     """:func:`evaluate_ints` computed in words: the same value for every position, of either
     form of the state (the compiled build's holds its words already)."""
-    stm = state.stm
     if isinstance(state, WordBoard):
-        t = _WORDS[state.t.n]
+        # Read through a variable of the narrowed type: compiled, the fields of a union-typed
+        # one are read by CPython's generic attribute lookup.
+        board: WordBoard = state
+        stm = board.stm
+        t = _WORDS[board.t.n]
         if stm:
-            o0: i64 = state.blue0
-            o1: i64 = state.blue1
-            p0: i64 = state.red0
-            p1: i64 = state.red1
+            o0: i64 = board.blue0
+            o1: i64 = board.blue1
+            p0: i64 = board.red0
+            p1: i64 = board.red1
         else:
-            o0 = state.red0
-            o1 = state.red1
-            p0 = state.blue0
-            p1 = state.blue1
+            o0 = board.red0
+            o1 = board.red1
+            p0 = board.blue0
+            p1 = board.blue1
     else:
+        stm = state.stm
         t = _WORDS[state.g.n]
         assert t is not None
         # Python ints until split (a doubled board is wider than a word)
