@@ -971,18 +971,21 @@ class _Search:
         """The score of a non-PV node that need not be searched (at least ``beta``), or None:
         reverse futility near the horizon (the static evaluation far enough above beta is
         assumed to hold) and the null move (:meth:`null_search`)."""
-        stand = None
+        # The memo's value is read into ``found`` and the score kept in ``stand``, an int
+        # throughout: compiled, arithmetic on a variable typed ``int | None`` is CPython's
+        # generic operation on objects (here and in quiescence and leaves).
+        evaluated = False
+        stand = 0
         if depth <= RFP_DEPTH:
-            stand = self.eval_cache.get(key)
-            if stand is None:
-                stand = self.evaluate_and_cache(key)
+            found = self.eval_cache.get(key)
+            stand = self.evaluate_and_cache(key) if found is None else found
+            evaluated = True
             if stand - RFP_MARGIN * depth >= beta:
                 return stand
         if depth >= NULL_DEPTH and not self.null_child[ply] and self.state.null_move_allowed():
-            if stand is None:
-                stand = self.eval_cache.get(key)
-                if stand is None:
-                    stand = self.evaluate_and_cache(key)
+            if not evaluated:
+                found = self.eval_cache.get(key)
+                stand = self.evaluate_and_cache(key) if found is None else found
             if stand >= beta:
                 value = self.null_search(depth, beta, ply)
                 if value >= beta:
@@ -1029,9 +1032,8 @@ class _Search:
             if plies is not None:  # exact: odd, the side to move wins
                 return MATE - ply - plies if plies & 1 else ply + plies - MATE
         key = st.key
-        stand = self.eval_cache.get(key)
-        if stand is None:
-            stand = self.evaluate_and_cache(key)
+        found = self.eval_cache.get(key)
+        stand = self.evaluate_and_cache(key) if found is None else found
         if stand >= beta or qdepth >= self.max_qdepth or ply >= MAX_PLY:
             return stand
         captures = st.captures()
@@ -1087,13 +1089,15 @@ class _Search:
                 value = -evaluate(st)
             else:
                 key = st.key
-                stand = eval_cache.get(key)
-                if stand is None:
+                found = eval_cache.get(key)
+                if found is None:
                     stand = evaluate(st)
                     if len(eval_cache) >= EVAL_CACHE_ENTRIES:
                         eval_cache.clear()
                     eval_cache[key] = stand
-                value = -stand
+                    value = -stand
+                else:
+                    value = -found
             undo()
             if value > best:
                 best = value

@@ -248,7 +248,7 @@ class Geometry:
                 | n2[reach >> 16 & 255]
                 | n3[reach >> 24]
             )
-        for _ in range(kind):
+        for _step in range(kind):
             reach &= empty
             if not reach:
                 return 0
