@@ -13,15 +13,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from typing import Final
 
 from zengine.engine.game import State
 
 #: Ordering keys: the capture value is shifted above every killer and history count, the
 #: two killers and the counter move rank above any history count within their capture class.
-CAPTURE_SHIFT = 32
-KILLER_FIRST = 1 << 31
-KILLER_SECOND = 1 << 30
-COUNTER_MOVE = 1 << 29
+CAPTURE_SHIFT: Final = 32
+KILLER_FIRST: Final = 1 << 31
+KILLER_SECOND: Final = 1 << 30
+COUNTER_MOVE: Final = 1 << 29
 
 
 def staged_moves(

@@ -34,7 +34,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Final, cast
 
 from zengine.engine.endgame import (
     EndgameTables,
@@ -60,66 +60,68 @@ from zengine.engine.values import GoLimits, Outcome, Score
 #: A game's static evaluation: centipawns for the side to move.
 Evaluation = Callable[[State], int]
 
+# The constants are Final: compiled, a module name that is not is looked up in the module's
+# dict at every use (a dozen lookups per node of negamax).
 #: Score of a win found at the root itself; a win ``p`` plies away scores ``MATE - p``.
-MATE = 1_000_000
+MATE: Final = 1_000_000
 #: Scores beyond this are wins or losses, not evaluations.
-MATE_BOUND = MATE - 10_000
-INF = MATE + 1
+MATE_BOUND: Final = MATE - 10_000
+INF: Final = MATE + 1
 #: The deepest iteration and search path the search ever goes to.
-MAX_DEPTH = 100
-MAX_PLY = 160
+MAX_DEPTH: Final = 100
+MAX_PLY: Final = 160
 #: A mate ``p`` plies away counts as proven (a bounded search then ends) once an iteration
 #: ``p + MATE_PROOF_PLIES`` deep has found it.
-MATE_PROOF_PLIES = 2
+MATE_PROOF_PLIES: Final = 2
 #: Nodes between two looks at the clock and the stop event, at first; then the interval is
 #: halved (down to ``CHECK_MIN``) while more than ``CHECK_SECONDS`` pass between two looks and
 #: doubled (up to ``CHECK_MAX``) while less than a quarter of it does. A node takes 12-20 us
 #: on an idle core (bench: 50-86k nps), up to ~150 us in a 10x10 Zola quiescence leaf and
 #: several times that on a loaded machine: a fixed 128 nodes could leave 10-40 ms between looks.
-CHECK_INTERVAL = 64
-CHECK_MIN = 8
-CHECK_MAX = 512
-CHECK_SECONDS = 0.001
+CHECK_INTERVAL: Final = 64
+CHECK_MIN: Final = 8
+CHECK_MAX: Final = 512
+CHECK_SECONDS: Final = 0.001
 
 #: Late move reductions, from this remaining depth on: the move index (0-based, table move
 #: included) from which quiet moves and captures are reduced by a ply; quiet moves from index
 #: ``LMR_DEEP_FROM`` on at depth ``LMR_DEEP_DEPTH`` or more lose a second ply.
-LMR_DEPTH = 3
-LMR_QUIET_FROM = 3
-LMR_CAPTURE_FROM = 5
-LMR_DEEP_FROM = 8
-LMR_DEEP_DEPTH = 5
+LMR_DEPTH: Final = 3
+LMR_QUIET_FROM: Final = 3
+LMR_CAPTURE_FROM: Final = 5
+LMR_DEEP_FROM: Final = 8
+LMR_DEEP_DEPTH: Final = 5
 #: With ``history_lmr``, a late quiet move whose history exceeds ``HISTORY_LMR`` depth squared
 #: (it refuted several nodes as deep) is reduced a ply less.
-HISTORY_LMR = 4
+HISTORY_LMR: Final = 4
 #: Reverse futility pruning at non-PV nodes up to this depth, with this margin per ply (cp).
-RFP_DEPTH = 2
-RFP_MARGIN = 120
+RFP_DEPTH: Final = 2
+RFP_MARGIN: Final = 120
 #: Null-move pruning at non-PV nodes from this remaining depth on, where the static evaluation is
 #: at least beta and the game allows it (``State.null_move_allowed``): the opponent moving twice
 #: in a row, searched ``NULL_REDUCTION`` plies shallower (one more per ``NULL_DEPTH_STEP``
 #: plies of depth), still fails to reach beta.
-NULL_DEPTH = 2
-NULL_REDUCTION = 2
-NULL_DEPTH_STEP = 6
+NULL_DEPTH: Final = 2
+NULL_REDUCTION: Final = 2
+NULL_DEPTH_STEP: Final = 6
 #: Half-width of the root's aspiration window (cp) and the first depth that uses it: scores of
 #: successive iterations differ by ~20-40 cp in Zola (odd/even), so 60 rarely fails.
-ASPIRATION = 60
-ASPIRATION_DEPTH = 4
+ASPIRATION: Final = 60
+ASPIRATION_DEPTH: Final = 4
 
 #: History counts are divided by ``2**HISTORY_AGING`` at the start of each search, so that old
 #: searches count less.
-HISTORY_AGING = 2
+HISTORY_AGING: Final = 2
 
 #: Static evaluations remembered by position key (cleared when full, ~10 MB): a third of the
 #: quiescence leaves of a Zola search are transpositions (measured at bench depth 4: 84,891
 #: evaluations of 56,987 positions), and an evaluation costs ~100 dict lookups.
-EVAL_CACHE_ENTRIES = 1 << 16
+EVAL_CACHE_ENTRIES: Final = 1 << 16
 
 #: The principal variation is read from the table up to this many plies beyond the depth.
-PV_EXTRA_PLIES = 8
+PV_EXTRA_PLIES: Final = 8
 #: Mixes the Seed option with the position key into the root shuffle's seed.
-SEED_MIX = 1_000_003
+SEED_MIX: Final = 1_000_003
 
 
 @dataclass

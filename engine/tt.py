@@ -26,7 +26,9 @@ SCORE: Final = 3
 MOVE: Final = 4
 
 #: Bound types of an entry: the stored score is exact, a lower or an upper bound.
-EXACT, LOWER, UPPER = 0, 1, 2
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
 #: Estimated bytes per entry, which sizes the table from the Hash option, measured with
 #: sys.getsizeof: 80 for the tuple, ~36 for the 64-bit key, 28-32 each for score and move, an
 #: 8-byte slot.
