@@ -237,7 +237,8 @@ class EvaluationTuning:
     #: The evaluation's module: the weights are its constants.
     module: ModuleType
     weights: tuple[Weight, ...]
-    #: Called after the weights change, to rebuild tables derived from them.
+    #: Called after the weights or the win constant change, to rebuild what is derived from
+    #: them (tables, or the weights as native fields).
     refresh: Callable[[], None] = lambda: None
     #: A constant holding a "wins at once" score that is no weight: set apart (0) while the
     #: features are read, and positions it decides are left out.

@@ -189,7 +189,9 @@ class ZhaduRules(Rules):
     def tuning(self) -> EvaluationTuning:
         from zengine.engine import zhadu_eval
 
-        return EvaluationTuning(zhadu_eval, zhadu_eval.TUNED_WEIGHTS, win_constant="WIN_NEXT")
+        return EvaluationTuning(
+            zhadu_eval, zhadu_eval.TUNED_WEIGHTS, zhadu_eval.refresh, win_constant="WIN_NEXT"
+        )
 
     def search_parameters(self) -> SearchParameters:
         """A clock is planned for :data:`MOVES_TO_GO` moves (Zhadu games are short), a

@@ -100,6 +100,7 @@ def features(states: Sequence[State], tuning: EvaluationTuning) -> list[list[int
         with weights_set(tuning, unit):
             if win is not None:
                 setattr(module, win, 0)
+                tuning.refresh()
             columns.append([evaluate(s) for s in states])
     out: list[list[int] | None] = []
     for k, state in enumerate(states):
@@ -107,6 +108,7 @@ def features(states: Sequence[State], tuning: EvaluationTuning) -> list[list[int
         if win is not None:
             with weights_set(tuning, [0] * count):
                 setattr(module, win, 1 << 30)
+                tuning.refresh()
                 if evaluate(state) >= 1 << 29:
                     out.append(None)
                     continue
