@@ -1048,12 +1048,13 @@ class _Search:
             sort_captures(captures, st.capture_value, history, self.equal_captures)
         if qdepth + 1 >= self.max_qdepth or ply + 1 >= MAX_PLY:
             return self.leaves(captures, alpha, beta, ply + 1, stand)
-        play, undo, quiescence = st.play, st.undo, self.quiescence
+        # self.quiescence, not a bound local: compiled, a native call (as in negamax).
+        play, undo = st.play, st.undo
         best = stand
         for move in captures:
             play(move)
             try:
-                value = -quiescence(-beta, -alpha, ply + 1, qdepth + 1)
+                value = -self.quiescence(-beta, -alpha, ply + 1, qdepth + 1)
             finally:
                 undo()
             if value > best:
