@@ -404,3 +404,24 @@ def test_compare_builds_refuses_a_limit_folder_without_the_program(tmp_path: Pat
         f"compare_builds.py: error: --limit: no program {tmp_path}/zola_perft "
         f"(make it with make -C {tmp_path})\n"
     )
+
+
+def test_compare_builds_speed_to_depth_is_the_geometric_mean_over_shared_positions() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "compare_builds", ROOT / "scripts" / "compare_builds.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.SPEEDUP_POSITIONS = 2
+    first = [{5: 1.0, 6: 4.0}, {5: 2.0, 6: 8.0}, {5: 0.01, 6: 1.0}]
+    # 2x and 8x at depth 5 (the third position's 0.01 s is below the clock's grain): 4x;
+    # depth 6 only where both completed it: 4x then 1x, 2x in all (two positions).
+    second = [{5: 0.5, 6: 1.0}, {5: 0.25}, {5: 0.005, 6: 1.0}]
+    third = [{5: 1.0}, {}, {}]  # one position per depth: too few for a row
+    assert module.depth_speedups([first, second, third]) == [
+        (5, ["4.00x (2)", ""]),
+        (6, ["2.00x (2)", ""]),
+    ]
