@@ -469,9 +469,14 @@ def test_the_referee_ends_a_game_at_a_table_position(folder: Path, tmp_path: Pat
     """``zengine match --tables``: each game stops at its first position of at most 4
     checkers, and the result is the brute-force one of that position."""
     engine = f"cmd={sys.executable} -m zengine"
+    # Five checkers: the first capture brings the game into the tables. (From the start, a
+    # game could end with five or more checkers left and never reach them: 5 against none.)
+    openings = tmp_path / "five.txt"
+    openings.write_text("5r/6/2b3/6/1r4/b4r r\n")
     done = subprocess.run(
         [sys.executable, "-m", "zengine", "match", "--each", "depth=1"]
         + ["--engine", engine, "name=a", "--engine", engine, "name=b"]
+        + ["--openings", f"file={openings}"]
         + ["--games", "2", "--tables", str(folder), "--out", str(tmp_path / "m")],
         capture_output=True,
         text=True,
