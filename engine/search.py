@@ -973,22 +973,12 @@ class _Search:
         """The score of a non-PV node that need not be searched (at least ``beta``), or None:
         reverse futility near the horizon (the static evaluation far enough above beta is
         assumed to hold) and the null move (:meth:`null_search`)."""
-        # The memo's value is read into ``found`` and the score kept in ``stand``, an int
-        # throughout: compiled, arithmetic on a variable typed ``int | None`` is CPython's
-        # generic operation on objects (here and in quiescence and leaves).
-        evaluated = False
-        stand = 0
         if depth <= RFP_DEPTH:
-            found = self.eval_cache.get(key)
-            stand = self.evaluate_and_cache(key) if found is None else found
-            evaluated = True
+            stand = self.static_value(key)
             if stand - RFP_MARGIN * depth >= beta:
                 return stand
         if depth >= NULL_DEPTH and not self.null_child[ply] and self.state.null_move_allowed():
-            if not evaluated:
-                found = self.eval_cache.get(key)
-                stand = self.evaluate_and_cache(key) if found is None else found
-            if stand >= beta:
+            if self.static_value(key) >= beta:  # (a memo hit if read above)
                 value = self.null_search(depth, beta, ply)
                 if value >= beta:
                     return beta if value > MATE_BOUND else value
@@ -1033,9 +1023,7 @@ class _Search:
             plies = self.probe(st)
             if plies is not None:  # exact: odd, the side to move wins
                 return MATE - ply - plies if plies & 1 else ply + plies - MATE
-        key = st.key
-        found = self.eval_cache.get(key)
-        stand = self.evaluate_and_cache(key) if found is None else found
+        stand = self.static_value(st.key)
         if stand >= beta or qdepth >= self.max_qdepth or ply >= MAX_PLY:
             return stand
         captures = st.captures()
@@ -1116,6 +1104,13 @@ class _Search:
         if winner is None:
             return 0
         return MATE - ply if winner == self.state.side_to_move else ply - MATE
+
+    def static_value(self, key: int) -> int:
+        """The static evaluation of the position (whose key is ``key``): from the memo, or
+        evaluated and remembered. Returned as an int, never ``dict.get``'s ``int | None``:
+        compiled, arithmetic on the latter is CPython's generic operation on objects."""
+        found = self.eval_cache.get(key)
+        return self.evaluate_and_cache(key) if found is None else found
 
     def evaluate_and_cache(self, key: int) -> int:
         """The static evaluation of the position (whose key is ``key``), remembered."""

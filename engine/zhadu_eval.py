@@ -60,14 +60,15 @@ class Weights:
     :meth:`load`. Compiled, the evaluation reads fields natively, where each module constant
     that is not ``Final`` (the tuner changes them) is a dict lookup at every use."""
 
+    win_next: int
+    threat: int
+    double_threat: int
+    stone: int
+    target: int
+    mobility: int
+    contact: int
+
     def __init__(self) -> None:
-        self.win_next = 0
-        self.threat = 0
-        self.double_threat = 0
-        self.stone = 0
-        self.target = 0
-        self.mobility = 0
-        self.contact = 0
         self.load()
 
     def load(self) -> None:
